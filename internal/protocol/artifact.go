@@ -1,0 +1,86 @@
+package protocol
+
+import (
+	"fmt"
+	"time"
+)
+
+// Sensitivity of an artifact decides where its value may appear.
+type Sensitivity string
+
+const (
+	// SensitivityPublic values may be shown anywhere.
+	SensitivityPublic Sensitivity = "public"
+	// SensitivityInternal values are kept in state but not highlighted.
+	SensitivityInternal Sensitivity = "internal"
+	// SensitivitySecret values are never shown; only a reference,
+	// a fingerprint and an expiry travel.
+	SensitivitySecret Sensitivity = "secret"
+)
+
+// Valid reports whether s is a known sensitivity.
+func (s Sensitivity) Valid() bool {
+	return s == SensitivityPublic || s == SensitivityInternal || s == SensitivitySecret
+}
+
+// ArtifactSpec declares an artifact a job produces.
+type ArtifactSpec struct {
+	// ID names the artifact, e.g. kubeconfig.admin or kubeadm.join_token.
+	ID          string      `yaml:"id" json:"id"`
+	Type        string      `yaml:"type,omitempty" json:"type,omitempty"`
+	Description string      `yaml:"description,omitempty" json:"description,omitempty"`
+	Scope       Scope       `yaml:"scope,omitempty" json:"scope,omitempty"`
+	Sensitivity Sensitivity `yaml:"sensitivity" json:"sensitivity"`
+	// Storage is where a secret lives: "secret_ref" (a file on the producing
+	// host referenced by host and path) or a named store. Required for secrets.
+	Storage        string   `yaml:"storage,omitempty" json:"storage,omitempty"`
+	VisibleToRoles []string `yaml:"visible_to_roles,omitempty" json:"visible_to_roles,omitempty"`
+	// File is the name the job's script writes into its output directory.
+	// When empty, the artifact id is used.
+	File string `yaml:"file,omitempty" json:"file,omitempty"`
+	// Collect is a command whose stdout is the value, run after the job.
+	Collect string `yaml:"collect,omitempty" json:"collect,omitempty"`
+	// TTL is how long the artifact stays valid (e.g. a join token: 24h).
+	TTL Duration `yaml:"ttl,omitempty" json:"ttl,omitempty"`
+}
+
+// Validate checks the spec's own shape.
+func (a ArtifactSpec) Validate() error {
+	if a.ID == "" {
+		return fmt.Errorf("artifact: id is empty")
+	}
+	if !a.Sensitivity.Valid() {
+		return fmt.Errorf("artifact %q: sensitivity %q is not one of public, internal, secret", a.ID, a.Sensitivity)
+	}
+	if a.Sensitivity == SensitivitySecret && a.Storage == "" {
+		return fmt.Errorf("artifact %q: a secret artifact needs a storage reference (storage: secret_ref)", a.ID)
+	}
+	return nil
+}
+
+// ArtifactRef names an artifact a job requires.
+type ArtifactRef struct {
+	ID    string `yaml:"id" json:"id"`
+	Scope Scope  `yaml:"scope,omitempty" json:"scope,omitempty"`
+	// Optional artifacts are passed when present and never planned for.
+	Optional bool `yaml:"optional,omitempty" json:"optional,omitempty"`
+}
+
+// Artifact is a concrete output of a run. Secret artifacts never carry
+// their value here: Ref says where it lives and Fingerprint identifies it.
+type Artifact struct {
+	ID          string      `json:"id"`
+	Type        string      `json:"type,omitempty"`
+	Sensitivity Sensitivity `json:"sensitivity"`
+	Producer    string      `json:"producer,omitempty"` // job instance id
+	Host        string      `json:"host,omitempty"`
+	Value       string      `json:"value,omitempty"` // public and internal only
+	Ref         string      `json:"ref,omitempty"`   // secret: host:path or store reference
+	Fingerprint string      `json:"fingerprint,omitempty"`
+	ExpiresAt   time.Time   `json:"expires_at,omitzero"`
+}
+
+// Expired reports whether the artifact has an expiry that is before now.
+func (a Artifact) Expired(now time.Time) bool {
+	return !a.ExpiresAt.IsZero() && !now.Before(a.ExpiresAt)
+}

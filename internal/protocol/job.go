@@ -1,0 +1,199 @@
+package protocol
+
+import (
+	"fmt"
+	"regexp"
+)
+
+// Expansion says how a job expands into instances over the intent's hosts.
+type Expansion string
+
+const (
+	ExpandOnce         Expansion = "once"          // one instance, no host (or the first master for commands)
+	ExpandFirstMaster  Expansion = "first_master"  // the first host with role master
+	ExpandOtherMasters Expansion = "other_masters" // masters except the first
+	ExpandEachMaster   Expansion = "each_master"
+	ExpandEachWorker   Expansion = "each_worker"
+	ExpandEachNode     Expansion = "each_node"    // every host of the intent
+	ExpandTargetNodes  Expansion = "target_nodes" // the hosts the action targets (add_node, remove_node)
+)
+
+// Expansions lists every known expansion, sorted.
+var Expansions = []Expansion{ExpandEachMaster, ExpandEachNode, ExpandEachWorker, ExpandFirstMaster, ExpandOnce, ExpandOtherMasters, ExpandTargetNodes}
+
+// Valid reports whether e is a known expansion.
+func (e Expansion) Valid() bool {
+	for _, k := range Expansions {
+		if k == e {
+			return true
+		}
+	}
+	return false
+}
+
+// JobScope says which resources a job acts on and how it expands.
+type JobScope struct {
+	Resources []string  `yaml:"resources,omitempty" json:"resources,omitempty"`
+	Expand    Expansion `yaml:"expand" json:"expand"`
+}
+
+// ParamSpec describes a parameter of a pack or a job.
+type ParamSpec struct {
+	Type        string   `yaml:"type,omitempty" json:"type,omitempty"` // string, number, bool, list
+	Default     string   `yaml:"default,omitempty" json:"default,omitempty"`
+	Required    bool     `yaml:"required,omitempty" json:"required,omitempty"`
+	Description string   `yaml:"description,omitempty" json:"description,omitempty"`
+	Enum        []string `yaml:"enum,omitempty" json:"enum,omitempty"`
+}
+
+// Requires is the input side of a job contract.
+type Requires struct {
+	Capabilities []CapabilityRequirement `yaml:"capabilities,omitempty" json:"capabilities,omitempty"`
+	Artifacts    []ArtifactRef           `yaml:"artifacts,omitempty" json:"artifacts,omitempty"`
+}
+
+// Inputs of a job: parameters it reads and what it requires.
+type Inputs struct {
+	// Parameters names the parameters the job reads; values come from the
+	// intent, the pack defaults or the job's own default.
+	Parameters map[string]ParamSpec `yaml:"parameters,omitempty" json:"parameters,omitempty"`
+	Requires   Requires             `yaml:"requires,omitempty" json:"requires,omitempty"`
+}
+
+// Outputs of a job: capabilities, artifacts and the evidence that proves them.
+type Outputs struct {
+	Provides  Provides       `yaml:"provides,omitempty" json:"provides,omitempty"`
+	Artifacts []ArtifactSpec `yaml:"artifacts,omitempty" json:"artifacts,omitempty"`
+	Evidence  []Evidence     `yaml:"evidence,omitempty" json:"evidence,omitempty"`
+}
+
+// Provides lists the capabilities a job provides.
+type Provides struct {
+	Capabilities []Capability `yaml:"capabilities,omitempty" json:"capabilities,omitempty"`
+}
+
+// RetryPolicy says how often a job is retried on retryable failures.
+type RetryPolicy struct {
+	MaxAttempts int      `yaml:"max_attempts,omitempty" json:"max_attempts,omitempty"`
+	Backoff     Duration `yaml:"backoff,omitempty" json:"backoff,omitempty"`
+	// TransientExitCodes are exit codes that count as retryable.
+	TransientExitCodes []int `yaml:"transient_exit_codes,omitempty" json:"transient_exit_codes,omitempty"`
+}
+
+// Idempotency carries the key template, e.g. install-containerd:{node_id}:{version}.
+type Idempotency struct {
+	Key string `yaml:"key" json:"key"`
+}
+
+// Rollback says whether a job can be undone.
+type Rollback struct {
+	Supported string `yaml:"supported,omitempty" json:"supported,omitempty"` // none, partial, full
+	Job       string `yaml:"job,omitempty" json:"job,omitempty"`
+}
+
+// ManualIntervention says whether a person may fix the job by hand.
+type ManualIntervention struct {
+	Allowed bool `yaml:"allowed" json:"allowed"`
+}
+
+// Controls of a job's execution.
+type Controls struct {
+	RetryPolicy        RetryPolicy        `yaml:"retry_policy,omitempty" json:"retry_policy,omitempty"`
+	Idempotency        Idempotency        `yaml:"idempotency,omitempty" json:"idempotency,omitempty"`
+	Timeout            Duration           `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	Rollback           Rollback           `yaml:"rollback,omitempty" json:"rollback,omitempty"`
+	ManualIntervention ManualIntervention `yaml:"manual_intervention,omitempty" json:"manual_intervention,omitempty"`
+	// Become runs the script through sudo.
+	Become bool `yaml:"become,omitempty" json:"become,omitempty"`
+	// Serial limits how many instances of this job run at once (rolling work).
+	Serial int `yaml:"serial,omitempty" json:"serial,omitempty"`
+}
+
+// Job is a unit of execution with a contract.
+type Job struct {
+	ID          string   `yaml:"id" json:"id"`
+	Title       string   `yaml:"title" json:"title"`
+	Type        string   `yaml:"type,omitempty" json:"type,omitempty"` // automation, verification
+	Description string   `yaml:"description,omitempty" json:"description,omitempty"`
+	Scope       JobScope `yaml:"scope" json:"scope"`
+	Inputs      Inputs   `yaml:"inputs,omitempty" json:"inputs,omitempty"`
+	Outputs     Outputs  `yaml:"outputs,omitempty" json:"outputs,omitempty"`
+	Controls    Controls `yaml:"controls,omitempty" json:"controls,omitempty"`
+	// Script is the path of the script inside the pack directory.
+	Script string `yaml:"script,omitempty" json:"script,omitempty"`
+	// After names jobs this one must follow although no contract says so
+	// (explicit ordering-only edges).
+	After []string `yaml:"after,omitempty" json:"after,omitempty"`
+}
+
+var keyParam = regexp.MustCompile(`\{([a-zA-Z0-9_.]+)\}`)
+
+// KeyParams returns the parameter names used by an idempotency key template.
+func KeyParams(template string) []string {
+	var out []string
+	for _, m := range keyParam.FindAllStringSubmatch(template, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// BuiltinKeyParams are always available to idempotency keys.
+var BuiltinKeyParams = map[string]bool{"node_id": true, "host": true, "cluster": true, "job_id": true, "operation": true}
+
+// Provided reports whether the job provides capability key.
+func (j *Job) Provided(key string) (Capability, bool) {
+	for _, c := range j.Outputs.Provides.Capabilities {
+		if c.Key == key {
+			return c, true
+		}
+	}
+	return Capability{}, false
+}
+
+// ProducesArtifact reports whether the job produces artifact id.
+func (j *Job) ProducesArtifact(id string) (ArtifactSpec, bool) {
+	for _, a := range j.Outputs.Artifacts {
+		if a.ID == id {
+			return a, true
+		}
+	}
+	return ArtifactSpec{}, false
+}
+
+// Validate checks the job's own shape (not its relation to a pack).
+func (j *Job) Validate() []error {
+	var errs []error
+	add := func(format string, a ...any) {
+		errs = append(errs, fmt.Errorf("job %q: "+format, append([]any{j.ID}, a...)...))
+	}
+	if j.ID == "" {
+		errs = append(errs, fmt.Errorf("job: id is empty"))
+	}
+	if j.Title == "" {
+		add("title is empty")
+	}
+	if !j.Scope.Expand.Valid() {
+		add("scope.expand %q is not one of %v", j.Scope.Expand, Expansions)
+	}
+	for _, r := range j.Inputs.Requires.Capabilities {
+		if err := r.Validate(); err != nil {
+			add("%v", err)
+		}
+	}
+	for _, a := range j.Outputs.Artifacts {
+		if err := a.Validate(); err != nil {
+			add("%v", err)
+		}
+	}
+	for _, e := range j.Outputs.Evidence {
+		if err := e.Validate(); err != nil {
+			add("%v", err)
+		}
+	}
+	for _, p := range KeyParams(j.Controls.Idempotency.Key) {
+		if _, ok := j.Inputs.Parameters[p]; !ok && !BuiltinKeyParams[p] {
+			add("idempotency key %q names unknown parameter %q", j.Controls.Idempotency.Key, p)
+		}
+	}
+	return errs
+}
