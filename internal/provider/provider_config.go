@@ -1,0 +1,270 @@
+package provider
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/intentops/terraform-provider-cp/internal/packs"
+)
+
+var stringType = types.StringType
+
+type providerModel struct {
+	Environment        types.String                   `tfsdk:"environment"`
+	PackDirs           []types.String                 `tfsdk:"pack_dirs"`
+	Parallelism        types.Int64                    `tfsdk:"parallelism"`
+	PerHostParallelism types.Int64                    `tfsdk:"per_host_parallelism"`
+	Actor              types.String                   `tfsdk:"actor"`
+	ActorRoles         []types.String                 `tfsdk:"actor_roles"`
+	SSH                *sshModel                      `tfsdk:"ssh"`
+	CapabilityPolicy   map[string]capabilityPolicyModel `tfsdk:"capability_policy"`
+}
+
+type sshModel struct {
+	User              types.String  `tfsdk:"user"`
+	Port              types.Int64   `tfsdk:"port"`
+	PrivateKeyFile    types.String  `tfsdk:"private_key_file"`
+	KnownHostsFile    types.String  `tfsdk:"known_hosts_file"`
+	HostKeyChecking   types.String  `tfsdk:"host_key_checking"`
+	Timeout           types.String  `tfsdk:"timeout"`
+	BecomePasswordEnv types.String  `tfsdk:"become_password_env"`
+	Bastion           *bastionModel `tfsdk:"bastion"`
+}
+
+type bastionModel struct {
+	Address        types.String `tfsdk:"address"`
+	Port           types.Int64  `tfsdk:"port"`
+	User           types.String `tfsdk:"user"`
+	PrivateKeyFile types.String `tfsdk:"private_key_file"`
+}
+
+type capabilityPolicyModel struct {
+	Environments map[string]policyRuleModel `tfsdk:"environments"`
+}
+
+type policyRuleModel struct {
+	AllowedProviders  []types.String `tfsdk:"allowed_providers"`
+	DefaultProvider   types.String   `tfsdk:"default_provider"`
+	RequireEncryption types.Bool     `tfsdk:"require_encryption"`
+	RequireApproval   types.Bool     `tfsdk:"require_approval"`
+	ApprovalRoles     []types.String `tfsdk:"approval_roles"`
+}
+
+// providerData is what Configure hands to data sources and resources:
+// plain values, validated, with defaults applied.
+type providerData struct {
+	Version     string
+	Environment string
+	Catalog     *packs.Catalog
+	Policy      map[string]map[string]PolicyRule // capability -> environment -> rule
+	SSH         SSHDefaults
+	Parallelism int
+	PerHost     int
+	Actor       string
+	Roles       []string
+}
+
+// PolicyRule is one capability policy rule for one environment.
+type PolicyRule struct {
+	AllowedProviders  []string
+	DefaultProvider   string
+	RequireEncryption bool
+	RequireApproval   bool
+	ApprovalRoles     []string
+}
+
+// SSHDefaults are the provider-wide SSH settings.
+type SSHDefaults struct {
+	User              string
+	Port              int
+	PrivateKeyFile    string
+	KnownHostsFile    string
+	HostKeyChecking   string
+	Timeout           time.Duration
+	BecomePasswordEnv string
+	Bastion           *Bastion
+}
+
+// Bastion is a jump host.
+type Bastion struct {
+	Address        string
+	Port           int
+	User           string
+	PrivateKeyFile string
+}
+
+var envName = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+
+func strOr(v types.String, def string) string {
+	if v.IsNull() || v.IsUnknown() {
+		return def
+	}
+	return v.ValueString()
+}
+
+func intOr(v types.Int64, def int) int {
+	if v.IsNull() || v.IsUnknown() {
+		return def
+	}
+	return int(v.ValueInt64())
+}
+
+func strs(vs []types.String) []string {
+	var out []string
+	for _, v := range vs {
+		if !v.IsNull() && !v.IsUnknown() {
+			out = append(out, v.ValueString())
+		}
+	}
+	return out
+}
+
+// settings validates the configuration and builds providerData. Every
+// problem is reported with its attribute path.
+func (m providerModel) settings(version string) (*providerData, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	d := &providerData{
+		Version:     version,
+		Environment: strOr(m.Environment, "dev"),
+		Parallelism: intOr(m.Parallelism, 10),
+		PerHost:     intOr(m.PerHostParallelism, 4),
+		Actor:       strOr(m.Actor, "terraform"),
+		Roles:       strs(m.ActorRoles),
+		Policy:      map[string]map[string]PolicyRule{},
+	}
+	if !envName.MatchString(d.Environment) {
+		diags.AddAttributeError(path.Root("environment"), "Invalid environment",
+			fmt.Sprintf("environment %q must start with a lower-case letter and hold only lower-case letters, digits and '-', e.g. \"prod\".", d.Environment))
+	}
+	if d.Parallelism < 1 || d.Parallelism > 1000 {
+		diags.AddAttributeError(path.Root("parallelism"), "Invalid parallelism",
+			fmt.Sprintf("parallelism is %d; set a value between 1 and 1000.", d.Parallelism))
+	}
+	if d.PerHost < 1 || d.PerHost > 64 {
+		diags.AddAttributeError(path.Root("per_host_parallelism"), "Invalid per_host_parallelism",
+			fmt.Sprintf("per_host_parallelism is %d; set a value between 1 and 64 (OpenSSH allows 10 sessions per connection by default).", d.PerHost))
+	}
+	if d.Actor == "" {
+		diags.AddAttributeError(path.Root("actor"), "Invalid actor", "actor must not be empty; name the person or pipeline acting, e.g. \"ci\".")
+	}
+	d.SSH, diags = m.sshSettings(diags)
+	m.policySettings(d, &diags)
+	d.Catalog = loadCatalog(strs(m.PackDirs), &diags)
+	return d, diags
+}
+
+func (m providerModel) sshSettings(diags diag.Diagnostics) (SSHDefaults, diag.Diagnostics) {
+	s := SSHDefaults{User: "root", Port: 22, HostKeyChecking: "strict", Timeout: 30 * time.Second}
+	if home, err := os.UserHomeDir(); err == nil {
+		s.KnownHostsFile = home + "/.ssh/known_hosts"
+	}
+	if m.SSH == nil {
+		return s, diags
+	}
+	p := path.Root("ssh")
+	s.User = strOr(m.SSH.User, s.User)
+	s.Port = intOr(m.SSH.Port, s.Port)
+	s.PrivateKeyFile = strOr(m.SSH.PrivateKeyFile, "")
+	s.KnownHostsFile = strOr(m.SSH.KnownHostsFile, s.KnownHostsFile)
+	s.HostKeyChecking = strOr(m.SSH.HostKeyChecking, s.HostKeyChecking)
+	s.BecomePasswordEnv = strOr(m.SSH.BecomePasswordEnv, "")
+	if s.Port < 1 || s.Port > 65535 {
+		diags.AddAttributeError(p.AtName("port"), "Invalid SSH port", fmt.Sprintf("port %d is not between 1 and 65535.", s.Port))
+	}
+	if !slices.Contains([]string{"strict", "accept-new"}, s.HostKeyChecking) {
+		diags.AddAttributeError(p.AtName("host_key_checking"), "Invalid host_key_checking",
+			fmt.Sprintf("host_key_checking is %q; use \"strict\" (default) or \"accept-new\".", s.HostKeyChecking))
+	}
+	if t := strOr(m.SSH.Timeout, ""); t != "" {
+		v, err := time.ParseDuration(t)
+		if err != nil || v <= 0 {
+			diags.AddAttributeError(p.AtName("timeout"), "Invalid SSH timeout",
+				fmt.Sprintf("timeout %q is not a positive duration; use a value such as \"30s\" or \"2m\".", t))
+		} else {
+			s.Timeout = v
+		}
+	}
+	if b := m.SSH.Bastion; b != nil {
+		s.Bastion = &Bastion{
+			Address:        strOr(b.Address, ""),
+			Port:           intOr(b.Port, 22),
+			User:           strOr(b.User, s.User),
+			PrivateKeyFile: strOr(b.PrivateKeyFile, s.PrivateKeyFile),
+		}
+		if s.Bastion.Address == "" {
+			diags.AddAttributeError(p.AtName("bastion").AtName("address"), "Missing bastion address", "set the address of the jump host.")
+		}
+	}
+	return s, diags
+}
+
+func (m providerModel) policySettings(d *providerData, diags *diag.Diagnostics) {
+	for _, capKey := range sortedKeys(m.CapabilityPolicy) {
+		envs := m.CapabilityPolicy[capKey].Environments
+		d.Policy[capKey] = map[string]PolicyRule{}
+		for _, env := range sortedKeys(envs) {
+			r := envs[env]
+			p := path.Root("capability_policy").AtMapKey(capKey).AtName("environments").AtMapKey(env)
+			rule := PolicyRule{
+				AllowedProviders:  strs(r.AllowedProviders),
+				DefaultProvider:   strOr(r.DefaultProvider, ""),
+				RequireEncryption: r.RequireEncryption.ValueBool(),
+				RequireApproval:   r.RequireApproval.ValueBool(),
+				ApprovalRoles:     strs(r.ApprovalRoles),
+			}
+			if !envName.MatchString(env) {
+				diags.AddAttributeError(p, "Invalid environment name",
+					fmt.Sprintf("environment %q must start with a lower-case letter and hold only lower-case letters, digits and '-'.", env))
+			}
+			if len(rule.AllowedProviders) == 0 {
+				diags.AddAttributeError(p.AtName("allowed_providers"), "No allowed providers",
+					fmt.Sprintf("capability %s in %s allows no provider; list at least one, e.g. [\"dedicated_minio\"].", capKey, env))
+			}
+			if rule.DefaultProvider != "" && !slices.Contains(rule.AllowedProviders, rule.DefaultProvider) {
+				diags.AddAttributeError(p.AtName("default_provider"), "Default provider not allowed",
+					fmt.Sprintf("default_provider %q is not one of allowed_providers %q; add it there or pick one of them.", rule.DefaultProvider, rule.AllowedProviders))
+			}
+			if rule.RequireApproval && len(rule.ApprovalRoles) == 0 {
+				rule.ApprovalRoles = []string{"platform_admin", "sre"}
+			}
+			d.Policy[capKey][env] = rule
+		}
+	}
+}
+
+func loadCatalog(dirs []string, diags *diag.Diagnostics) *packs.Catalog {
+	cat, err := packs.LoadBuiltin()
+	if err != nil {
+		diags.AddError("Embedded scenario packs are invalid", err.Error())
+		return nil
+	}
+	for i, dir := range dirs {
+		p := path.Root("pack_dirs").AtListIndex(i)
+		user, err := packs.LoadDir(dir)
+		if err != nil {
+			diags.AddAttributeError(p, "Invalid scenario pack directory",
+				fmt.Sprintf("%s\n\nFix the problems above in %s, or remove the directory from pack_dirs.", err, dir))
+			continue
+		}
+		if err := cat.Merge(user); err != nil {
+			diags.AddAttributeError(p, "Conflicting scenario pack", err.Error())
+		}
+	}
+	return cat
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,149 @@
+package provider
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+)
+
+func providerSchema() schema.Schema {
+	return schema.Schema{
+		MarkdownDescription: "The `cp` provider turns an intent (create a Kubernetes cluster, add a node, install Tempo) " +
+			"into a resolved capability graph and a DAG plan shown in `plan`, and runs that plan against Linux hosts over SSH on `apply`. " +
+			"Provider settings hold what every intent shares: the environment, the capability policy, where scenario packs live, SSH defaults, " +
+			"parallelism and who is acting.",
+		Attributes: map[string]schema.Attribute{
+			"environment": schema.StringAttribute{
+				MarkdownDescription: "Environment the intents run in, e.g. `dev`, `stage` or `prod`. It selects the capability policy rules. " +
+					"Lower-case letters, digits and `-`. Defaults to `dev`.",
+				Optional: true,
+			},
+			"pack_dirs": schema.ListAttribute{
+				MarkdownDescription: "Directories with user scenario packs, added to the embedded packs. Each directory is a pack " +
+					"(it holds `pack.yaml`) or holds pack directories. Every problem in a pack is reported with file, line and field.",
+				ElementType: stringType,
+				Optional:    true,
+			},
+			"parallelism": schema.Int64Attribute{
+				MarkdownDescription: "How many job instances run at once across all hosts. Defaults to `10`.",
+				Optional:            true,
+			},
+			"per_host_parallelism": schema.Int64Attribute{
+				MarkdownDescription: "How many job instances run at once on one host. Defaults to `4`.",
+				Optional:            true,
+			},
+			"actor": schema.StringAttribute{
+				MarkdownDescription: "Who is acting, recorded in operation timelines and checked against gate roles. Defaults to `terraform`.",
+				Optional:            true,
+			},
+			"actor_roles": schema.ListAttribute{
+				MarkdownDescription: "Roles of the actor, e.g. `[\"sre\"]`. An approval in HCL passes a gate only when the actor holds one of the gate's required roles.",
+				ElementType:         stringType,
+				Optional:            true,
+			},
+			"ssh":               sshSchema(),
+			"capability_policy": policySchema(),
+		},
+	}
+}
+
+func sshSchema() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		MarkdownDescription: "SSH defaults for every host; hosts may override them.",
+		Optional:            true,
+		Attributes: map[string]schema.Attribute{
+			"user": schema.StringAttribute{
+				MarkdownDescription: "Login user. Defaults to `root`.",
+				Optional:            true,
+			},
+			"port": schema.Int64Attribute{
+				MarkdownDescription: "SSH port. Defaults to `22`.",
+				Optional:            true,
+			},
+			"private_key_file": schema.StringAttribute{
+				MarkdownDescription: "Path of the private key used to log in.",
+				Optional:            true,
+			},
+			"known_hosts_file": schema.StringAttribute{
+				MarkdownDescription: "Path of the known_hosts file host keys are verified against. Defaults to `~/.ssh/known_hosts`.",
+				Optional:            true,
+			},
+			"host_key_checking": schema.StringAttribute{
+				MarkdownDescription: "`strict` (default) refuses unknown and changed host keys; `accept-new` records unknown keys in " +
+					"`known_hosts_file` and still refuses changed ones.",
+				Optional: true,
+			},
+			"timeout": schema.StringAttribute{
+				MarkdownDescription: "Dial timeout, e.g. `30s`. Defaults to `30s`.",
+				Optional:            true,
+			},
+			"become_password_env": schema.StringAttribute{
+				MarkdownDescription: "Name of an environment variable holding the sudo password, for hosts where sudo asks for one. " +
+					"The password itself never goes into configuration or state.",
+				Optional: true,
+			},
+			"bastion": schema.SingleNestedAttribute{
+				MarkdownDescription: "Jump host every connection goes through.",
+				Optional:            true,
+				Attributes: map[string]schema.Attribute{
+					"address": schema.StringAttribute{
+						MarkdownDescription: "Address of the bastion.",
+						Required:            true,
+					},
+					"port": schema.Int64Attribute{
+						MarkdownDescription: "SSH port of the bastion. Defaults to `22`.",
+						Optional:            true,
+					},
+					"user": schema.StringAttribute{
+						MarkdownDescription: "Login user on the bastion. Defaults to the host user.",
+						Optional:            true,
+					},
+					"private_key_file": schema.StringAttribute{
+						MarkdownDescription: "Private key for the bastion. Defaults to the host key file.",
+						Optional:            true,
+					},
+				},
+			},
+		},
+	}
+}
+
+func policySchema() schema.MapNestedAttribute {
+	return schema.MapNestedAttribute{
+		MarkdownDescription: "Capability policy keyed by capability (e.g. `object_storage.s3`): per environment, which providers may " +
+			"satisfy a requirement, which is the default, whether encryption and approval are required.",
+		Optional: true,
+		NestedObject: schema.NestedAttributeObject{
+			Attributes: map[string]schema.Attribute{
+				"environments": schema.MapNestedAttribute{
+					MarkdownDescription: "Rules keyed by environment name.",
+					Required:            true,
+					NestedObject: schema.NestedAttributeObject{
+						Attributes: map[string]schema.Attribute{
+							"allowed_providers": schema.ListAttribute{
+								MarkdownDescription: "Provider kinds allowed to satisfy the capability, e.g. `[\"shared_minio\", \"dedicated_minio\"]`.",
+								ElementType:         stringType,
+								Required:            true,
+							},
+							"default_provider": schema.StringAttribute{
+								MarkdownDescription: "Provider chosen when several match; must be one of `allowed_providers`.",
+								Optional:            true,
+							},
+							"require_encryption": schema.BoolAttribute{
+								MarkdownDescription: "Only providers with encryption enabled match.",
+								Optional:            true,
+							},
+							"require_approval": schema.BoolAttribute{
+								MarkdownDescription: "Binding or creating a provider stops at an approval gate.",
+								Optional:            true,
+							},
+							"approval_roles": schema.ListAttribute{
+								MarkdownDescription: "Roles that may approve; defaults to `[\"sre\", \"platform_admin\"]` when approval is required.",
+								ElementType:         stringType,
+								Optional:            true,
+							},
+						},
+					},
+				},
+			},
+		},
+	}
+}
