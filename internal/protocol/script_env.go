@@ -31,6 +31,9 @@ const (
 	// first master of the intent, when it has masters.
 	EnvFirstMaster        = "CP_FIRST_MASTER"
 	EnvFirstMasterAddress = "CP_FIRST_MASTER_ADDRESS"
+	// EnvHosts lists every host of the intent, one per line in intent
+	// order: "name address role" separated by single spaces.
+	EnvHosts = "CP_HOSTS"
 	// EnvHostLabels is the host's labels as k=v lines, EnvHostTaints its
 	// taints, one per line.
 	EnvHostLabels = "CP_HOST_LABELS"

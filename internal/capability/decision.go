@@ -1,0 +1,45 @@
+package capability
+
+import "github.com/intentops/terraform-provider-cp/internal/protocol"
+
+// Kind of a decision.
+type Kind string
+
+const (
+	KindBind   Kind = "bind"
+	KindCreate Kind = "create"
+	KindGate   Kind = "gate"
+)
+
+// Create says which pack action creates the provider.
+type Create struct {
+	Pack     string `json:"pack"`
+	Version  string `json:"version,omitempty"`
+	Action   string `json:"action"`
+	Provider string `json:"provider"`
+}
+
+// CandidateReport says why a candidate (or a provider that could be
+// created) was accepted or rejected.
+type CandidateReport struct {
+	Name     string   `json:"name"`
+	Provider string   `json:"provider"`
+	Create   bool     `json:"create,omitempty"` // a provider kind that a pack can create
+	Accepted bool     `json:"accepted"`
+	Reasons  []string `json:"reasons"`
+}
+
+// Decision is the outcome of resolving one requirement.
+type Decision struct {
+	Requirement protocol.CapabilityRequirement `json:"requirement"`
+	Kind        Kind                           `json:"kind"`
+	// Binding is the record kept in a plan, set for every kind.
+	Binding protocol.Binding `json:"binding"`
+	// Create is set for create decisions, and for approval gates that hold
+	// back a creation.
+	Create *Create `json:"create,omitempty"`
+	// Gate is set for gate decisions.
+	Gate       *protocol.Gate    `json:"gate,omitempty"`
+	Candidates []CandidateReport `json:"candidates"`
+	Reason     string            `json:"reason"`
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs kubeadm, kubelet and kubectl of kubernetes_version from
+# pkgs.k8s.io and holds them; installs open-iscsi when storage is longhorn.
+set -euo pipefail
+
+export DEBIAN_FRONTEND=noninteractive
+version="${CP_PARAM_KUBERNETES_VERSION#v}"
+minor=$(cut -d. -f1,2 <<<"$version")
+repo="https://pkgs.k8s.io/core:/stable:/v$minor/deb/"
+keyring=/etc/apt/keyrings/kubernetes-apt-keyring.gpg
+list=/etc/apt/sources.list.d/kubernetes.list
+
+current=""
+command -v kubeadm >/dev/null && current=$(kubeadm version -o short 2>/dev/null || true)
+if [[ "$current" != "v$version" ]]; then
+  mkdir -p /etc/apt/keyrings
+  line="deb [signed-by=$keyring] $repo /"
+  if [[ ! -s "$keyring" ]] || ! grep -qxF "$line" "$list" 2>/dev/null; then
+    curl -fsSL "${repo}Release.key" | gpg --dearmor --yes -o "$keyring"
+    echo "$line" >"$list"
+  fi
+  apt-get update
+  apt-get install -y --allow-change-held-packages \
+    "kubeadm=$version-*" "kubelet=$version-*" "kubectl=$version-*"
+  apt-mark hold kubeadm kubelet kubectl
+fi
+if [[ "$CP_PARAM_STORAGE" == longhorn ]]; then
+  apt-get install -y open-iscsi
+  systemctl enable --now iscsid
+fi
+systemctl enable --now kubelet
+echo "install-kubernetes-packages: kubeadm $(kubeadm version -o short) on $CP_HOST"

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Prepares a node being added in one pass: kernel modules, sysctls and swap,
+# containerd with the systemd cgroup driver, and kubeadm/kubelet/kubectl of
+# kubernetes_version from pkgs.k8s.io.
+set -euo pipefail
+
+export DEBIAN_FRONTEND=noninteractive
+
+# Network prerequisites.
+printf 'overlay\nbr_netfilter\n' >/etc/modules-load.d/kubernetes.conf
+modprobe overlay
+modprobe br_netfilter
+cat >/etc/sysctl.d/99-kubernetes.conf <<'CONF'
+net.bridge.bridge-nf-call-iptables = 1
+net.bridge.bridge-nf-call-ip6tables = 1
+net.ipv4.ip_forward = 1
+CONF
+sysctl -w net.bridge.bridge-nf-call-iptables=1 net.bridge.bridge-nf-call-ip6tables=1 net.ipv4.ip_forward=1 >/dev/null
+swapoff -a
+sed -i -E 's/^([^#].*[[:space:]]swap[[:space:]].*)$/# disabled for kubelet: \1/' /etc/fstab
+
+# Container runtime.
+command -v containerd >/dev/null || { apt-get update; apt-get install -y containerd; }
+mkdir -p /etc/containerd/certs.d
+conf=/etc/containerd/config.toml
+[[ -s "$conf" ]] || containerd config default >"$conf"
+before=$(sha256sum "$conf")
+sed -i -E \
+  -e 's/^([[:space:]]*SystemdCgroup[[:space:]]*=[[:space:]]*)false/\1true/' \
+  -e 's#^([[:space:]]*config_path[[:space:]]*=[[:space:]]*)""#\1"/etc/containerd/certs.d"#' "$conf"
+printf 'runtime-endpoint: unix:///run/containerd/containerd.sock\nimage-endpoint: unix:///run/containerd/containerd.sock\n' >/etc/crictl.yaml
+systemctl enable --now containerd
+[[ "$before" == "$(sha256sum "$conf")" ]] || systemctl restart containerd
+
+# Kubernetes packages.
+version="${CP_PARAM_KUBERNETES_VERSION#v}"
+repo="https://pkgs.k8s.io/core:/stable:/v$(cut -d. -f1,2 <<<"$version")/deb/"
+keyring=/etc/apt/keyrings/kubernetes-apt-keyring.gpg
+list=/etc/apt/sources.list.d/kubernetes.list
+current=""
+command -v kubeadm >/dev/null && current=$(kubeadm version -o short 2>/dev/null || true)
+if [[ "$current" != "v$version" ]]; then
+  mkdir -p /etc/apt/keyrings
+  line="deb [signed-by=$keyring] $repo /"
+  if [[ ! -s "$keyring" ]] || ! grep -qxF "$line" "$list" 2>/dev/null; then
+    curl -fsSL "${repo}Release.key" | gpg --dearmor --yes -o "$keyring"
+    echo "$line" >"$list"
+  fi
+  apt-get update
+  apt-get install -y --allow-change-held-packages "kubeadm=$version-*" "kubelet=$version-*" "kubectl=$version-*"
+  apt-mark hold kubeadm kubelet kubectl
+fi
+systemctl enable --now kubelet
+echo "prepare-kubernetes-prerequisites: $CP_HOST ready to join with kubeadm $(kubeadm version -o short)"

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Upgrades one control-plane node to kubernetes_version: kubeadm first, then
+# `kubeadm upgrade apply` on the first master or `kubeadm upgrade node` on
+# the others, then kubelet and kubectl with the node drained.
+set -euo pipefail
+
+fail() { echo "upgrade-control-plane on $CP_HOST: $*" >&2; exit 1; }
+
+export DEBIAN_FRONTEND=noninteractive
+kc=(--kubeconfig /etc/kubernetes/admin.conf)
+version="${CP_PARAM_KUBERNETES_VERSION#v}"
+kubelet_version() { kubectl "${kc[@]}" get node "$CP_HOST" -o jsonpath='{.status.nodeInfo.kubeletVersion}'; }
+if [[ "$(kubelet_version)" == "v$version" ]]; then
+  echo "upgrade-control-plane: $CP_HOST already runs v$version"
+  exit 0
+fi
+
+repo="https://pkgs.k8s.io/core:/stable:/v$(cut -d. -f1,2 <<<"$version")/deb/"
+keyring=/etc/apt/keyrings/kubernetes-apt-keyring.gpg
+line="deb [signed-by=$keyring] $repo /"
+if ! grep -qxF "$line" /etc/apt/sources.list.d/kubernetes.list 2>/dev/null; then
+  curl -fsSL "${repo}Release.key" | gpg --dearmor --yes -o "$keyring"
+  echo "$line" >/etc/apt/sources.list.d/kubernetes.list
+fi
+apt-get update
+apt-get install -y --allow-change-held-packages "kubeadm=$version-*"
+
+if [[ "$CP_HOST" == "$CP_FIRST_MASTER" ]]; then
+  kubeadm upgrade apply -y "v$version"
+else
+  server=$(kubectl "${kc[@]}" get --raw=/version | awk -F'"' '/"gitVersion"/ {print $4}')
+  [[ "$server" == "v$version" ]] || fail "the cluster runs $server; upgrade the first master $CP_FIRST_MASTER first"
+  kubeadm upgrade node
+fi
+
+kubectl "${kc[@]}" drain "$CP_HOST" --ignore-daemonsets --delete-emptydir-data --timeout="$CP_PARAM_DRAIN_TIMEOUT"
+apt-get install -y --allow-change-held-packages "kubelet=$version-*" "kubectl=$version-*"
+apt-mark hold kubeadm kubelet kubectl
+systemctl daemon-reload
+systemctl restart kubelet
+kubectl "${kc[@]}" uncordon "$CP_HOST"
+kubectl "${kc[@]}" wait --for=condition=Ready "node/$CP_HOST" --timeout="$CP_PARAM_NODE_READY_TIMEOUT"
+echo "upgrade-control-plane: $CP_HOST runs $(kubelet_version)"
