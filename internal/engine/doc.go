@@ -1,0 +1,81 @@
+// Package engine runs a protocol.Plan against hosts through a
+// transport.Dialer. It is plain Go: a Terraform provider, a CLI or an agent
+// drives it the same way, through Config, Run and Result.
+//
+// # Scheduling
+//
+// An instance starts as soon as its own Needs are finished (done, satisfied
+// or fixed) — per instance, never per stage — within three limits:
+// Config.Parallelism (all instances), Config.PerHost (instances on one host)
+// and the job's Controls.Serial (instances of one job, for rolling work such
+// as one master at a time). Among ready instances the one earlier in
+// plan.Instances starts first; instance ids are unique, so the order is
+// total and a run with Parallelism 1 is fully deterministic. When an
+// instance fails, its dependents are skipped with the reason ("skipped:
+// needs join-workers[worker-3] which failed") and independent branches keep
+// running; with Config.FailFast no new instance starts after the first
+// failure (running ones finish).
+//
+// An instance without a host (a job that expands once) runs on the first
+// host of the intent with role master, or, when the intent has no master,
+// on the first host of the intent. Gate instances run nowhere.
+//
+// # Running a job on a host
+//
+// Every transport call takes a context. The engine's own files live under
+// Config.StateDir (default /var/lib/cp):
+//
+//	scripts/<sha256>.sh                 scripts, content-addressed, shipped once
+//	run/<operation>/<instance>/in       input artifacts, one file per id (CP_INPUT_DIR)
+//	run/<operation>/<instance>/out      produced artifacts (CP_OUTPUT_DIR)
+//	run/<operation>/<instance>/work     scratch (CP_WORK_DIR)
+//	markers/<sha256 of key>.json        completion marker per idempotency key
+//	artifacts/<sha256 of key>/<file>    produced artifacts kept for recovery
+//
+// Parameters and artifacts reach the script only through the environment
+// and files of the protocol's script environment contract; the command text
+// the engine sends is constant and refers to them as "$CP_...". The script
+// runs under the job's timeout (Controls.Timeout, else Config.DefaultTimeout),
+// through sudo when Controls.Become.
+//
+// # Success, markers and resume
+//
+// After the script, the job's collect commands and evidence run; the job
+// succeeds only when every evidence holds and every declared artifact exists.
+// A success writes a marker for the instance's idempotency key (or, when the
+// instance has none, its id) and keeps the artifact files beside it. Before
+// running, an instance whose marker exists, whose evidence still holds and
+// whose kept artifacts are present and unexpired is satisfied and not run;
+// a marker whose evidence no longer holds is drift and the job runs again.
+// So running the same plan again after any interruption resumes it.
+//
+// JobInstance.Retry (a plan patch's "retry job Y") does not force a
+// satisfied instance to run: a failed instance never wrote a marker, so it
+// runs again on the next run anyway; Retry only documents why it is there.
+//
+// # Retries
+//
+// An attempt is retried, up to the job's RetryPolicy.MaxAttempts, only when
+// it failed for a retryable reason: a transport error for which
+// transport.Retryable holds, a timeout, or an exit code listed in
+// TransientExitCodes. The wait before attempt n+1 is Backoff × 2^(n-1).
+// Failing evidence and other exit codes are not retried.
+//
+// # Gates and interventions
+//
+// A gate instance finishes only when RunInput.Decisions holds a decision for
+// it that passes protocol.Decision.Check; otherwise it waits and its
+// dependents are skipped, and the operation ends in the gate type's
+// WaitStatus. An intervention (a manual fix of a failed instance) is
+// verified before scheduling: the job's evidence, named evidence ids and
+// verification jobs run on the target; when they hold, the instance counts
+// as fixed, a marker is written and its dependents proceed.
+//
+// # Secrets
+//
+// Secret artifact values are registered with the Redactor as soon as they
+// are known; every event, journal line, log tail and error passes through
+// it. Results carry secrets only as a reference (host:path), a fingerprint
+// and an expiry; Result.SecretValue hands the value to the caller that must
+// keep it (private state).
+package engine

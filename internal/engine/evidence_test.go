@@ -1,0 +1,63 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/intentops/terraform-provider-cp/internal/protocol"
+)
+
+func TestJudgeEvidence(t *testing.T) {
+	zero, two := 0, 2
+	cases := []struct {
+		name   string
+		ev     protocol.Evidence
+		stdout string
+		exit   int
+		pass   bool
+		detail string
+	}{
+		{"equals", protocol.Evidence{Expected: "active"}, "active\n", 0, true, ""},
+		{"equals fails", protocol.Evidence{Expected: "active"}, "inactive\n", 3, false, "observed inactive, expected active"},
+		{"contains", protocol.Evidence{Expected: "Ready", Match: protocol.MatchContains}, "node w1 Ready", 0, true, ""},
+		{"regex", protocol.Evidence{Expected: `^v1\.3[0-9]\.`, Match: protocol.MatchRegex}, "v1.31.2", 0, true, ""},
+		{"regex fails", protocol.Evidence{Expected: `^v1\.3[0-9]\.`, Match: protocol.MatchRegex}, "v1.29.0", 0, false, "expected a match"},
+		{"json", protocol.Evidence{Expected: "True", Match: protocol.MatchJSON, JSONPath: "items.0.status.conditions.1.status"},
+			`{"items":[{"status":{"conditions":[{"status":"False"},{"status":"True"}]}}]}`, 0, true, ""},
+		{"json number", protocol.Evidence{Expected: "3", Match: protocol.MatchJSON, JSONPath: "count"}, `{"count":3}`, 0, true, ""},
+		{"json missing key", protocol.Evidence{Expected: "x", Match: protocol.MatchJSON, JSONPath: "a.b"}, `{"a":{}}`, 0, false, `key "b" not found`},
+		{"exit code only", protocol.Evidence{}, "", 0, true, ""},
+		{"exit code default fails", protocol.Evidence{}, "", 1, false, "exit code 1, expected 0"},
+		{"expected exit code", protocol.Evidence{ExpectedExitCode: &two}, "", 2, true, ""},
+		{"exit and output", protocol.Evidence{Expected: "ok", ExpectedExitCode: &zero}, "ok", 1, false, "exit code 1, expected 0"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.ev.ID = "e"
+			r := judge(tc.ev, "h", []byte(tc.stdout), nil, tc.exit, time.Unix(0, 0))
+			if r.Passed != tc.pass || !strings.Contains(r.Detail, tc.detail) {
+				t.Errorf("got: passed=%v detail=%q want: passed=%v detail containing %q", r.Passed, r.Detail, tc.pass, tc.detail)
+			}
+		})
+	}
+}
+
+func TestParseBatchRejectsTruncatedOutput(t *testing.T) {
+	items := []batchItem{{kind: "ev", cmd: "x"}, {kind: "art", file: "/f"}}
+	if _, err := parseBatch([]byte("@cp ev 0 0\nb2s=\n\n"), items); err == nil || !strings.Contains(err.Error(), "item 1 (art) missing") {
+		t.Errorf("got: %v want: item 1 missing", err)
+	}
+	out, err := parseBatch([]byte("@cp ev 0 1\nb2s=\nZXJy\n@cp art 1 0\naGk=\n"), items)
+	if err != nil || string(out[0].stdout) != "ok" || string(out[0].stderr) != "err" || out[0].code != 1 || string(out[1].stdout) != "hi" {
+		t.Errorf("got: %+v %v", out, err)
+	}
+}
+
+func TestPathSafe(t *testing.T) {
+	for in, want := range map[string]string{"join-workers[worker-3]": "join-workers@worker-3", "a b/c": "a_b_c", "..": "_" + hashHex("..")[:12]} {
+		if got := pathSafe(in); got != want {
+			t.Errorf("pathSafe(%q) got: %q want: %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,228 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/intentops/terraform-provider-cp/internal/transport"
+)
+
+// memNet is an in-memory fleet of hosts. It understands the engine's own
+// commands (probe, run, batch, commit) and hands job scripts and evidence
+// and collect commands to the test's handlers. Each host counts how often
+// each instance's script ran.
+type memNet struct {
+	mu    sync.Mutex
+	hosts map[string]*memHost
+	// script runs a job script; content is what ScriptSource returned.
+	script func(h *memHost, content string, env map[string]string, stdout io.Writer) int
+	// check runs an evidence or collect command.
+	check func(h *memHost, cmd string, env map[string]string) (string, int)
+	// hook runs before every command and upload; an error fails it.
+	hook  func(ctx context.Context, host, what string) error
+	dials int
+}
+
+type memHost struct {
+	name  string
+	mu    sync.Mutex
+	files map[string][]byte
+	outs  map[string][]string // output dir -> files written there
+	runs  map[string]int      // instance id -> script executions
+	state map[string]string   // free-form host state for handlers
+}
+
+func newMemNet(hosts ...string) *memNet {
+	n := &memNet{hosts: map[string]*memHost{}}
+	for _, h := range hosts {
+		n.hosts[h] = &memHost{name: h, files: map[string][]byte{}, runs: map[string]int{}, state: map[string]string{}}
+	}
+	n.check = func(*memHost, string, map[string]string) (string, int) { return "", 0 }
+	n.script = func(*memHost, string, map[string]string, io.Writer) int { return 0 }
+	return n
+}
+
+func (n *memNet) host(name string) *memHost {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.hosts[name]
+}
+
+func (h *memHost) get(k string) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.state[k]
+}
+
+func (h *memHost) set(k, v string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.state[k] = v
+}
+
+func (h *memHost) put(path string, b []byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.files[path] = append([]byte(nil), b...)
+	if dir, _, ok := strings.Cut(path, "/out/"); ok {
+		if h.outs == nil {
+			h.outs = map[string][]string{}
+		}
+		h.outs[dir+"/out"] = append(h.outs[dir+"/out"], path)
+	}
+}
+
+func (h *memHost) file(path string) ([]byte, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	b, ok := h.files[path]
+	return b, ok
+}
+
+func (h *memHost) runCount(instance string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.runs[instance]
+}
+
+func (n *memNet) Dial(ctx context.Context, host string) (transport.Conn, error) {
+	if h := n.host(host); h != nil {
+		if n.hook != nil {
+			if err := n.hook(ctx, host, "dial"); err != nil {
+				return nil, &transport.HostError{Host: host, Op: "dial", Err: err}
+			}
+		}
+		n.mu.Lock()
+		n.dials++
+		n.mu.Unlock()
+		return &memConn{n: n, h: h}, nil
+	}
+	return nil, &transport.HostError{Host: host, Op: "dial", Err: transport.ErrUnreachable}
+}
+
+type memConn struct {
+	n *memNet
+	h *memHost
+}
+
+func (c *memConn) Host() string { return c.h.name }
+func (c *memConn) Close() error { return nil }
+
+func (c *memConn) Upload(ctx context.Context, f transport.File) error {
+	if c.n.hook != nil {
+		if err := c.n.hook(ctx, c.h.name, "upload "+f.Path); err != nil {
+			return err
+		}
+	}
+	c.h.put(f.Path, f.Content)
+	return nil
+}
+
+func (c *memConn) Download(ctx context.Context, path string, _ bool) ([]byte, error) {
+	if c.n.hook != nil {
+		if err := c.n.hook(ctx, c.h.name, "download "+path); err != nil {
+			return nil, err
+		}
+	}
+	b, ok := c.h.file(path)
+	if !ok {
+		return nil, fmt.Errorf("download %s: %w: %w", path, os.ErrNotExist, transport.ErrCommandFailed)
+	}
+	return b, nil
+}
+
+func (c *memConn) Run(ctx context.Context, cmd transport.Command) (transport.Result, error) {
+	what := map[string]string{probeCmd: "probe", runCmd: "run", batchCmd: "batch", commitCmd: "commit"}[cmd.Cmd]
+	if what == "" {
+		return transport.Result{}, fmt.Errorf("memNet: unknown command %q", cmd.Cmd)
+	}
+	if c.n.hook != nil {
+		if err := c.n.hook(ctx, c.h.name, what); err != nil {
+			return transport.Result{}, err
+		}
+	}
+	env := cmd.Env
+	var out bytes.Buffer
+	switch what {
+	case "probe":
+		script, ok := c.h.file(env["CP_SCRIPT"])
+		sum := sha256.Sum256(script)
+		if ok && hex.EncodeToString(sum[:]) == env["CP_SCRIPT_SHA"] {
+			out.WriteString("script=present\n")
+		} else {
+			out.WriteString("script=absent\n")
+		}
+		if m, ok := c.h.file(env["CP_MARKER"]); ok {
+			out.WriteString("marker=present\n")
+			out.Write(m)
+		} else {
+			out.WriteString("marker=absent\n")
+		}
+	case "run":
+		c.h.mu.Lock()
+		for _, p := range c.h.outs[env["CP_OUTPUT_DIR"]] {
+			delete(c.h.files, p)
+		}
+		delete(c.h.outs, env["CP_OUTPUT_DIR"])
+		c.h.runs[env["CP_INSTANCE"]]++
+		c.h.mu.Unlock()
+		script, ok := c.h.file(env["CP_SCRIPT"])
+		if !ok {
+			return transport.Result{ExitCode: 127, Stderr: []byte("script not found")}, nil
+		}
+		w := io.Writer(&out)
+		if cmd.Stdout != nil {
+			w = io.MultiWriter(&out, cmd.Stdout)
+		}
+		code := c.n.script(c.h, string(script), env, w)
+		if err := ctx.Err(); err != nil {
+			return transport.Result{}, fmt.Errorf("run: %w: %w", transport.ErrTimeout, err)
+		}
+		return transport.Result{Stdout: out.Bytes(), ExitCode: code}, nil
+	case "batch":
+		count, _ := strconv.Atoi(env["CP_N"])
+		for i := 0; i < count; i++ {
+			k, cm, f := env["CP_K"+strconv.Itoa(i)], env["CP_C"+strconv.Itoa(i)], env["CP_F"+strconv.Itoa(i)]
+			b64 := base64.StdEncoding.EncodeToString
+			switch k {
+			case "col":
+				so, code := c.n.check(c.h, cm, env)
+				c.h.put(f, []byte(so))
+				fmt.Fprintf(&out, "@cp col %d %d\n\n", i, code)
+			case "ev":
+				so, code := c.n.check(c.h, cm, env)
+				fmt.Fprintf(&out, "@cp ev %d %d\n%s\n\n", i, code, b64([]byte(so)))
+			case "art":
+				if b, ok := c.h.file(f); ok {
+					fmt.Fprintf(&out, "@cp art %d 0\n%s\n", i, b64(b))
+				} else {
+					fmt.Fprintf(&out, "@cp art %d 1\n\n", i)
+				}
+			}
+		}
+	case "commit":
+		count, _ := strconv.Atoi(env["CP_N"])
+		for i := 0; i < count; i++ {
+			b, ok := c.h.file(env["CP_S"+strconv.Itoa(i)])
+			if !ok {
+				return transport.Result{ExitCode: 1, Stderr: []byte("cp: missing source")}, nil
+			}
+			c.h.put(env["CP_D"+strconv.Itoa(i)], b)
+		}
+		body, err := io.ReadAll(cmd.Stdin)
+		if err != nil {
+			return transport.Result{}, err
+		}
+		c.h.put(env["CP_MARKER"], body)
+	}
+	return transport.Result{Stdout: out.Bytes()}, nil
+}

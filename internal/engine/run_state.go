@@ -1,0 +1,150 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/intentops/terraform-provider-cp/internal/protocol"
+)
+
+// instState is the engine's view of one instance during a run.
+type instState struct {
+	idx        int
+	in         *protocol.JobInstance
+	host       string // where it runs ("" for gates)
+	hostIdx    int
+	needs      []int
+	dependents []int
+	pending    int  // needs not finished yet
+	decided    bool // status is final for this run
+	queued     bool // handed to the scheduler's queues
+	res        InstanceResult
+}
+
+// run is one execution of a plan.
+type run struct {
+	e      *Engine
+	cfg    *Config
+	plan   *protocol.Plan
+	in     RunInput
+	lay    layout
+	em     *emitter
+	opMu   sync.Mutex
+	op     *protocol.Operation
+	states []*instState
+	byID   map[string]*instState
+	hosts  []string // host index -> name
+	conns  *connCache
+	ships  *shipCache
+	store  *artifactStore
+	// cmdCtx is the context of commands: cancelled GracePeriod after the
+	// run's context is.
+	cmdCtx context.Context
+	// runCtx is the run's own context (cancelled by the caller).
+	runCtx context.Context
+	// interrupted reports whether the run's context is cancelled.
+	interrupted func() bool
+	resMu       sync.Mutex // guards states[*].res written by workers
+	interv      []InterventionResult
+}
+
+// buildStates indexes the plan and checks that it is runnable: unique ids,
+// known needs, no cycle, each instance a job or a gate, a host for every job.
+func (r *run) buildStates() error {
+	r.byID = make(map[string]*instState, len(r.plan.Instances))
+	hostIdx := map[string]int{}
+	for i, in := range r.plan.Instances {
+		if in == nil {
+			return fmt.Errorf("plan %s: instance %d is nil", r.plan.ID, i)
+		}
+		if _, dup := r.byID[in.ID]; dup {
+			return fmt.Errorf("plan %s: instance id %q is used twice", r.plan.ID, in.ID)
+		}
+		if in.Job == nil && in.Gate == nil {
+			return fmt.Errorf("plan %s: instance %s has neither a job contract nor a gate", r.plan.ID, in.ID)
+		}
+		st := &instState{idx: i, in: in, hostIdx: -1}
+		st.res = InstanceResult{ID: in.ID, Job: in.JobID, Stage: in.Stage, Status: StatusPending}
+		if !in.IsGate() {
+			h, err := chooseHost(r.plan, in)
+			if err != nil {
+				return err
+			}
+			st.host = h
+			st.res.Host = h
+			hi, ok := hostIdx[h]
+			if !ok {
+				hi = len(r.hosts)
+				hostIdx[h] = hi
+				r.hosts = append(r.hosts, h)
+			}
+			st.hostIdx = hi
+		}
+		r.states = append(r.states, st)
+		r.byID[in.ID] = st
+	}
+	for _, st := range r.states {
+		for _, n := range st.in.Needs {
+			dep, ok := r.byID[n]
+			if !ok {
+				return fmt.Errorf("plan %s: instance %s needs %q, which is not in the plan", r.plan.ID, st.in.ID, n)
+			}
+			if dep == st {
+				return fmt.Errorf("plan %s: instance %s needs itself", r.plan.ID, st.in.ID)
+			}
+			st.needs = append(st.needs, dep.idx)
+			dep.dependents = append(dep.dependents, st.idx)
+		}
+		st.pending = len(st.needs)
+	}
+	return r.checkAcyclic()
+}
+
+// checkAcyclic runs Kahn's algorithm and names an instance on a cycle.
+func (r *run) checkAcyclic() error {
+	indeg := make([]int, len(r.states))
+	queue := make([]int, 0, len(r.states))
+	for i, st := range r.states {
+		indeg[i] = len(st.needs)
+		if indeg[i] == 0 {
+			queue = append(queue, i)
+		}
+	}
+	seen := 0
+	for len(queue) > 0 {
+		i := queue[0]
+		queue = queue[1:]
+		seen++
+		for _, d := range r.states[i].dependents {
+			indeg[d]--
+			if indeg[d] == 0 {
+				queue = append(queue, d)
+			}
+		}
+	}
+	if seen == len(r.states) {
+		return nil
+	}
+	for i, d := range indeg {
+		if d > 0 {
+			return fmt.Errorf("plan %s: the needs form a cycle through instance %s", r.plan.ID, r.states[i].in.ID)
+		}
+	}
+	return nil
+}
+
+// chooseHost returns the host an instance runs on: its own, else the first
+// master of the intent, else the first host of the intent.
+func chooseHost(p *protocol.Plan, in *protocol.JobInstance) (string, error) {
+	if in.Host != "" {
+		return in.Host, nil
+	}
+	if m := p.Intent.HostsWithRole(protocol.RoleMaster); len(m) > 0 {
+		return m[0].Name, nil
+	}
+	if len(p.Intent.Hosts) > 0 {
+		return p.Intent.Hosts[0].Name, nil
+	}
+	return "", fmt.Errorf("plan %s: instance %s has no host and the intent lists no host to run it on", p.ID, in.ID)
+}

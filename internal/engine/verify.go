@@ -1,0 +1,137 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"path"
+	"strings"
+
+	"github.com/intentops/terraform-provider-cp/internal/protocol"
+	"github.com/intentops/terraform-provider-cp/internal/transport"
+)
+
+// producedArtifact is a declared artifact as read from a host.
+type producedArtifact struct {
+	spec    protocol.ArtifactSpec
+	name    string // file name
+	content []byte
+	present bool
+}
+
+// verifyOut is what a verification batch found.
+type verifyOut struct {
+	evidence  []protocol.EvidenceResult
+	failed    []string // one line per failing evidence
+	artifacts []producedArtifact
+	problems  []string // missing artifacts, failed collect commands
+}
+
+// verify runs, on the instance's host, the collect commands (when collect),
+// the evidence checks and the reads of the declared artifacts from artDir,
+// batched into at most two commands (with and without sudo).
+func (r *run) verify(ctx context.Context, conn transport.Conn, st *instState, env map[string]string,
+	evidence []protocol.Evidence, artDir string, artBecome, collect bool) (verifyOut, error) {
+	job := st.in.Job
+	type entry struct {
+		item   batchItem
+		become bool
+		ev     *protocol.Evidence
+		art    int // index into out.artifacts, -1 otherwise
+	}
+	var out verifyOut
+	var entries []entry
+	for _, spec := range job.Outputs.Artifacts {
+		name, err := artifactFile(spec.ID, spec.File)
+		if err != nil {
+			return out, failf(FailureArtifact, false, "%v", err)
+		}
+		file := path.Join(artDir, name)
+		if collect && spec.Collect != "" {
+			entries = append(entries, entry{item: batchItem{kind: "col", cmd: spec.Collect, file: file}, become: job.Controls.Become, art: -1})
+		}
+		out.artifacts = append(out.artifacts, producedArtifact{spec: spec, name: name})
+		entries = append(entries, entry{item: batchItem{kind: "art", file: file}, become: artBecome, art: len(out.artifacts) - 1})
+	}
+	for i := range evidence {
+		entries = append(entries, entry{item: batchItem{kind: "ev", cmd: evidence[i].Command}, become: evidence[i].Become, ev: &evidence[i], art: -1})
+	}
+	if len(entries) == 0 {
+		return out, nil
+	}
+	results := make([]batchOut, len(entries))
+	for _, become := range []bool{false, true} {
+		var items []batchItem
+		var idx []int
+		for i, e := range entries {
+			if e.become == become {
+				items = append(items, e.item)
+				idx = append(idx, i)
+			}
+		}
+		if len(items) == 0 {
+			continue
+		}
+		benv := maps.Clone(env)
+		batchEnv(benv, items)
+		sctx, cancel := context.WithTimeout(ctx, r.cfg.StepTimeout)
+		res, err := conn.Run(sctx, transport.Command{Cmd: batchCmd, Env: benv, Become: become})
+		cancel()
+		if err != nil {
+			return out, fmt.Errorf("check evidence and artifacts on host %s: %w", st.host, err)
+		}
+		if res.ExitCode != 0 {
+			return out, failf(FailureTransport, false, "check evidence and artifacts on host %s: exited %d: %s", st.host, res.ExitCode, lastLine(string(res.Stderr)))
+		}
+		outs, err := parseBatch(res.Stdout, items)
+		if err != nil {
+			return out, failf(FailureTransport, false, "check evidence and artifacts on host %s: %v", st.host, err)
+		}
+		for k, i := range idx {
+			results[i] = outs[k]
+		}
+	}
+	// Secret values are registered before anything observed is recorded.
+	for i, e := range entries {
+		if e.art < 0 {
+			continue
+		}
+		pa := &out.artifacts[e.art]
+		if results[i].code != 0 {
+			out.problems = append(out.problems, fmt.Sprintf("declared artifact %s was not written to %s", pa.spec.ID, e.item.file))
+			continue
+		}
+		pa.content, pa.present = results[i].stdout, true
+		if pa.spec.Sensitivity == protocol.SensitivitySecret {
+			r.cfg.Redactor.Add(string(pa.content))
+		}
+	}
+	now := r.cfg.Clock()
+	for i, e := range entries {
+		switch {
+		case e.item.kind == "col" && results[i].code != 0:
+			out.problems = append(out.problems, fmt.Sprintf("collect command for %s exited %d: %s", path.Base(e.item.file), results[i].code, lastLine(string(results[i].stderr))))
+		case e.ev != nil:
+			er := judge(*e.ev, st.host, results[i].stdout, results[i].stderr, results[i].code, now)
+			er = redactEvidence(r.cfg.Redactor, er)
+			out.evidence = append(out.evidence, er)
+			if !er.Passed {
+				out.failed = append(out.failed, describeFailure(*e.ev, er))
+			}
+		}
+	}
+	// A missing artifact was reported by its read; drop the unread ones.
+	kept := out.artifacts[:0]
+	for _, pa := range out.artifacts {
+		if pa.present {
+			kept = append(kept, pa)
+		}
+	}
+	out.artifacts = kept
+	return out, nil
+}
+
+// summary renders what failed in one line.
+func (v verifyOut) summary() string {
+	return strings.Join(append(append([]string(nil), v.failed...), v.problems...), "; ")
+}
