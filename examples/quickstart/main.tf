@@ -1,6 +1,7 @@
-# Quickstart: the scenario packs the provider embeds and the contract of the
-# Kubernetes create template (seed scenario 1: ten stages, each job with its
-# contract). `make demo` plans and applies this configuration.
+# Quickstart: seed scenario 1 — a production Kubernetes cluster with 3
+# masters and 5 workers, calico, containerd and longhorn, HA control plane,
+# in eu-central. `make demo` plans and applies this configuration; the plan
+# shows the DAG of job instances per host, derived from the jobs' contracts.
 terraform {
   required_providers {
     cp = {
@@ -13,26 +14,47 @@ provider "cp" {
   environment = "prod"
 }
 
-data "cp_scenario_pack" "kubernetes" {
-  id = "kubernetes"
-}
-
-data "cp_scenario_pack" "tempo" {
-  id = "tempo"
+variable "address_base" {
+  description = "First three octets of the host addresses; the demo's local test hosts live on 127.0.0.0/8."
+  type        = string
+  default     = "127.0.0"
 }
 
 locals {
-  create = [for t in data.cp_scenario_pack.kubernetes.templates : t if t.action == "create"][0]
+  masters = [for i in range(1, 4) : { name = "master-${i}", address = "${var.address_base}.${i + 1}", role = "master" }]
+  workers = [for i in range(1, 6) : { name = "worker-${i}", address = "${var.address_base}.${i + 4}", role = "worker" }]
 }
 
-output "kubernetes_create_template" {
-  value = local.create.ref
+data "cp_plan" "cluster" {
+  pack   = "kubernetes"
+  action = "create"
+  name   = "prod-k8s"
+  hosts  = concat(local.masters, local.workers)
+  parameters = {
+    cni               = "calico"
+    container_runtime = "containerd"
+    storage           = "longhorn"
+  }
+  constraints = {
+    region                   = "eu-central"
+    require_ha_control_plane = "true"
+  }
 }
 
-output "kubernetes_create_stages" {
-  value = [for s in local.create.stages : "${s.title}: ${join(", ", s.jobs)}"]
+output "plan" {
+  description = "Stages with their job counts."
+  value       = data.cp_plan.cluster.summary
 }
 
-output "tempo_requires" {
-  value = [for r in data.cp_scenario_pack.tempo.requires : r.capability]
+output "template" {
+  value = data.cp_plan.cluster.display
+}
+
+output "job_instances" {
+  value = length(data.cp_plan.cluster.instances)
+}
+
+output "dag_mermaid" {
+  description = "Paste into any mermaid renderer to see the DAG."
+  value       = data.cp_plan.cluster.mermaid
 }

@@ -104,6 +104,14 @@ func Compose(req Request) (*Composed, error) {
 	if _, ok := in.Constraints["environment"]; !ok && req.Environment != "" {
 		in.Constraints["environment"] = req.Environment
 	}
+	// The target's name is the cluster name unless the intent says otherwise.
+	if _, ok := pack.Parameters["cluster_name"]; ok && in.TargetResource != "" && in.Parameters["cluster_name"] == "" {
+		params := map[string]string{"cluster_name": in.TargetResource}
+		for k, v := range in.Parameters {
+			params[k] = v
+		}
+		in.Parameters = params
+	}
 	workload := map[string]string{}
 	for k, v := range in.Parameters {
 		workload[k] = v

@@ -22,21 +22,21 @@ type ScenarioPackDataSource struct {
 func NewScenarioPackDataSource() datasource.DataSource { return &ScenarioPackDataSource{} }
 
 type scenarioPackModel struct {
-	ID            types.String       `tfsdk:"id"`
-	Version       types.String       `tfsdk:"version"`
-	Ref           types.String       `tfsdk:"ref"`
-	Title         types.String       `tfsdk:"title"`
-	Description   types.String       `tfsdk:"description"`
-	Source        types.String       `tfsdk:"source"`
-	ResourceTypes []string           `tfsdk:"resource_types"`
-	Actions       []string           `tfsdk:"actions"`
-	RiskLevel     types.String       `tfsdk:"risk_level"`
-	AdvancedMode  types.Bool         `tfsdk:"advanced_mode"`
-	Requires      []packRequireModel `tfsdk:"requires"`
-	Provides      []packProvideModel `tfsdk:"provides"`
-	Parameters    []packParamModel   `tfsdk:"parameters"`
+	ID            types.String        `tfsdk:"id"`
+	Version       types.String        `tfsdk:"version"`
+	Ref           types.String        `tfsdk:"ref"`
+	Title         types.String        `tfsdk:"title"`
+	Description   types.String        `tfsdk:"description"`
+	Source        types.String        `tfsdk:"source"`
+	ResourceTypes []string            `tfsdk:"resource_types"`
+	Actions       []string            `tfsdk:"actions"`
+	RiskLevel     types.String        `tfsdk:"risk_level"`
+	AdvancedMode  types.Bool          `tfsdk:"advanced_mode"`
+	Requires      []packRequireModel  `tfsdk:"requires"`
+	Provides      []packProvideModel  `tfsdk:"provides"`
+	Parameters    []packParamModel    `tfsdk:"parameters"`
 	Templates     []packTemplateModel `tfsdk:"templates"`
-	Jobs          []packJobModel     `tfsdk:"jobs"`
+	Jobs          []packJobModel      `tfsdk:"jobs"`
 }
 
 // Metadata sets the type name.

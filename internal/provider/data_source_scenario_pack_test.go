@@ -150,7 +150,7 @@ data "cp_scenario_pack" "broken" {
   id = "broken"
 }
 `, dir),
-			ExpectError: regexp.MustCompile(`(?s)pack_dirs\[0\].*jobs/do-it.yaml:6.*colour`),
+			ExpectError: regexp.MustCompile(`(?s)Invalid scenario pack directory.*pack_dirs.*jobs/do-it.yaml:6: colour: unknown key`),
 		}},
 	})
 }

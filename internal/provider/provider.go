@@ -63,6 +63,8 @@ func (p *CpProvider) Resources(_ context.Context) []func() resource.Resource {
 // DataSources lists the data source constructors.
 func (p *CpProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
+		NewCapabilityDataSource,
+		NewPlanDataSource,
 		NewScenarioPackDataSource,
 	}
 }

@@ -11,19 +11,20 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/intentops/terraform-provider-cp/internal/capability"
 	"github.com/intentops/terraform-provider-cp/internal/packs"
 )
 
 var stringType = types.StringType
 
 type providerModel struct {
-	Environment        types.String                   `tfsdk:"environment"`
-	PackDirs           []types.String                 `tfsdk:"pack_dirs"`
-	Parallelism        types.Int64                    `tfsdk:"parallelism"`
-	PerHostParallelism types.Int64                    `tfsdk:"per_host_parallelism"`
-	Actor              types.String                   `tfsdk:"actor"`
-	ActorRoles         []types.String                 `tfsdk:"actor_roles"`
-	SSH                *sshModel                      `tfsdk:"ssh"`
+	Environment        types.String                     `tfsdk:"environment"`
+	PackDirs           []types.String                   `tfsdk:"pack_dirs"`
+	Parallelism        types.Int64                      `tfsdk:"parallelism"`
+	PerHostParallelism types.Int64                      `tfsdk:"per_host_parallelism"`
+	Actor              types.String                     `tfsdk:"actor"`
+	ActorRoles         []types.String                   `tfsdk:"actor_roles"`
+	SSH                *sshModel                        `tfsdk:"ssh"`
 	CapabilityPolicy   map[string]capabilityPolicyModel `tfsdk:"capability_policy"`
 }
 
@@ -63,21 +64,12 @@ type providerData struct {
 	Version     string
 	Environment string
 	Catalog     *packs.Catalog
-	Policy      map[string]map[string]PolicyRule // capability -> environment -> rule
+	Policy      capability.Policy // capability -> environment -> rule
 	SSH         SSHDefaults
 	Parallelism int
 	PerHost     int
 	Actor       string
 	Roles       []string
-}
-
-// PolicyRule is one capability policy rule for one environment.
-type PolicyRule struct {
-	AllowedProviders  []string
-	DefaultProvider   string
-	RequireEncryption bool
-	RequireApproval   bool
-	ApprovalRoles     []string
 }
 
 // SSHDefaults are the provider-wide SSH settings.
@@ -137,22 +129,22 @@ func (m providerModel) settings(version string) (*providerData, diag.Diagnostics
 		PerHost:     intOr(m.PerHostParallelism, 4),
 		Actor:       strOr(m.Actor, "terraform"),
 		Roles:       strs(m.ActorRoles),
-		Policy:      map[string]map[string]PolicyRule{},
+		Policy:      capability.Policy{},
 	}
 	if !envName.MatchString(d.Environment) {
-		diags.AddAttributeError(path.Root("environment"), "Invalid environment",
-			fmt.Sprintf("environment %q must start with a lower-case letter and hold only lower-case letters, digits and '-', e.g. \"prod\".", d.Environment))
+		addAttrError(&diags, path.Root("environment"), "Invalid environment",
+			fmt.Sprintf("%q must start with a lower-case letter and hold only lower-case letters, digits and '-', e.g. \"prod\".", d.Environment))
 	}
 	if d.Parallelism < 1 || d.Parallelism > 1000 {
-		diags.AddAttributeError(path.Root("parallelism"), "Invalid parallelism",
-			fmt.Sprintf("parallelism is %d; set a value between 1 and 1000.", d.Parallelism))
+		addAttrError(&diags, path.Root("parallelism"), "Invalid parallelism",
+			fmt.Sprintf("is %d; set a value between 1 and 1000.", d.Parallelism))
 	}
 	if d.PerHost < 1 || d.PerHost > 64 {
-		diags.AddAttributeError(path.Root("per_host_parallelism"), "Invalid per_host_parallelism",
-			fmt.Sprintf("per_host_parallelism is %d; set a value between 1 and 64 (OpenSSH allows 10 sessions per connection by default).", d.PerHost))
+		addAttrError(&diags, path.Root("per_host_parallelism"), "Invalid per_host_parallelism",
+			fmt.Sprintf("is %d; set a value between 1 and 64 (OpenSSH allows 10 sessions per connection by default).", d.PerHost))
 	}
 	if d.Actor == "" {
-		diags.AddAttributeError(path.Root("actor"), "Invalid actor", "actor must not be empty; name the person or pipeline acting, e.g. \"ci\".")
+		addAttrError(&diags, path.Root("actor"), "Invalid actor", "must not be empty; name the person or pipeline acting, e.g. \"ci\".")
 	}
 	d.SSH, diags = m.sshSettings(diags)
 	m.policySettings(d, &diags)
@@ -176,17 +168,17 @@ func (m providerModel) sshSettings(diags diag.Diagnostics) (SSHDefaults, diag.Di
 	s.HostKeyChecking = strOr(m.SSH.HostKeyChecking, s.HostKeyChecking)
 	s.BecomePasswordEnv = strOr(m.SSH.BecomePasswordEnv, "")
 	if s.Port < 1 || s.Port > 65535 {
-		diags.AddAttributeError(p.AtName("port"), "Invalid SSH port", fmt.Sprintf("port %d is not between 1 and 65535.", s.Port))
+		addAttrError(&diags, p.AtName("port"), "Invalid SSH port", fmt.Sprintf("%d is not between 1 and 65535.", s.Port))
 	}
 	if !slices.Contains([]string{"strict", "accept-new"}, s.HostKeyChecking) {
-		diags.AddAttributeError(p.AtName("host_key_checking"), "Invalid host_key_checking",
-			fmt.Sprintf("host_key_checking is %q; use \"strict\" (default) or \"accept-new\".", s.HostKeyChecking))
+		addAttrError(&diags, p.AtName("host_key_checking"), "Invalid host_key_checking",
+			fmt.Sprintf("%q is not a mode; use \"strict\" (default) or \"accept-new\".", s.HostKeyChecking))
 	}
 	if t := strOr(m.SSH.Timeout, ""); t != "" {
 		v, err := time.ParseDuration(t)
 		if err != nil || v <= 0 {
-			diags.AddAttributeError(p.AtName("timeout"), "Invalid SSH timeout",
-				fmt.Sprintf("timeout %q is not a positive duration; use a value such as \"30s\" or \"2m\".", t))
+			addAttrError(&diags, p.AtName("timeout"), "Invalid SSH timeout",
+				fmt.Sprintf("%q is not a positive duration; use a value such as \"30s\" or \"2m\".", t))
 		} else {
 			s.Timeout = v
 		}
@@ -199,7 +191,7 @@ func (m providerModel) sshSettings(diags diag.Diagnostics) (SSHDefaults, diag.Di
 			PrivateKeyFile: strOr(b.PrivateKeyFile, s.PrivateKeyFile),
 		}
 		if s.Bastion.Address == "" {
-			diags.AddAttributeError(p.AtName("bastion").AtName("address"), "Missing bastion address", "set the address of the jump host.")
+			addAttrError(&diags, p.AtName("bastion").AtName("address"), "Missing bastion address", "set the address of the jump host.")
 		}
 	}
 	return s, diags
@@ -208,11 +200,11 @@ func (m providerModel) sshSettings(diags diag.Diagnostics) (SSHDefaults, diag.Di
 func (m providerModel) policySettings(d *providerData, diags *diag.Diagnostics) {
 	for _, capKey := range sortedKeys(m.CapabilityPolicy) {
 		envs := m.CapabilityPolicy[capKey].Environments
-		d.Policy[capKey] = map[string]PolicyRule{}
+		d.Policy[capKey] = map[string]capability.EnvPolicy{}
 		for _, env := range sortedKeys(envs) {
 			r := envs[env]
 			p := path.Root("capability_policy").AtMapKey(capKey).AtName("environments").AtMapKey(env)
-			rule := PolicyRule{
+			rule := capability.EnvPolicy{
 				AllowedProviders:  strs(r.AllowedProviders),
 				DefaultProvider:   strOr(r.DefaultProvider, ""),
 				RequireEncryption: r.RequireEncryption.ValueBool(),
@@ -220,16 +212,16 @@ func (m providerModel) policySettings(d *providerData, diags *diag.Diagnostics) 
 				ApprovalRoles:     strs(r.ApprovalRoles),
 			}
 			if !envName.MatchString(env) {
-				diags.AddAttributeError(p, "Invalid environment name",
-					fmt.Sprintf("environment %q must start with a lower-case letter and hold only lower-case letters, digits and '-'.", env))
+				addAttrError(diags, p, "Invalid environment name",
+					fmt.Sprintf("%q must start with a lower-case letter and hold only lower-case letters, digits and '-'.", env))
 			}
 			if len(rule.AllowedProviders) == 0 {
-				diags.AddAttributeError(p.AtName("allowed_providers"), "No allowed providers",
+				addAttrError(diags, p.AtName("allowed_providers"), "No allowed providers",
 					fmt.Sprintf("capability %s in %s allows no provider; list at least one, e.g. [\"dedicated_minio\"].", capKey, env))
 			}
 			if rule.DefaultProvider != "" && !slices.Contains(rule.AllowedProviders, rule.DefaultProvider) {
-				diags.AddAttributeError(p.AtName("default_provider"), "Default provider not allowed",
-					fmt.Sprintf("default_provider %q is not one of allowed_providers %q; add it there or pick one of them.", rule.DefaultProvider, rule.AllowedProviders))
+				addAttrError(diags, p.AtName("default_provider"), "Default provider not allowed",
+					fmt.Sprintf("%q is not one of allowed_providers %q; add it there or pick one of them.", rule.DefaultProvider, rule.AllowedProviders))
 			}
 			if rule.RequireApproval && len(rule.ApprovalRoles) == 0 {
 				rule.ApprovalRoles = []string{"platform_admin", "sre"}
@@ -249,12 +241,12 @@ func loadCatalog(dirs []string, diags *diag.Diagnostics) *packs.Catalog {
 		p := path.Root("pack_dirs").AtListIndex(i)
 		user, err := packs.LoadDir(dir)
 		if err != nil {
-			diags.AddAttributeError(p, "Invalid scenario pack directory",
+			addAttrError(diags, p, "Invalid scenario pack directory",
 				fmt.Sprintf("%s\n\nFix the problems above in %s, or remove the directory from pack_dirs.", err, dir))
 			continue
 		}
 		if err := cat.Merge(user); err != nil {
-			diags.AddAttributeError(p, "Conflicting scenario pack", err.Error())
+			addAttrError(diags, p, "Conflicting scenario pack", err.Error())
 		}
 	}
 	return cat
@@ -267,4 +259,10 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// addAttrError attaches an error to an attribute and names the attribute
+// path in the detail, so the message reads well in CLI output too.
+func addAttrError(diags *diag.Diagnostics, p path.Path, summary, detail string) {
+	diags.AddAttributeError(p, summary, p.String()+": "+detail)
 }

@@ -26,13 +26,13 @@ type packParamModel struct {
 }
 
 type packTemplateModel struct {
-	ID         string            `tfsdk:"id"`
-	Ref        string            `tfsdk:"ref"`
-	Action     string            `tfsdk:"action"`
-	Title      string            `tfsdk:"title"`
-	Entrypoint string            `tfsdk:"entrypoint"`
-	Stages     []packStageModel  `tfsdk:"stages"`
-	Gates      []packGateModel   `tfsdk:"gates"`
+	ID         string           `tfsdk:"id"`
+	Ref        string           `tfsdk:"ref"`
+	Action     string           `tfsdk:"action"`
+	Title      string           `tfsdk:"title"`
+	Entrypoint string           `tfsdk:"entrypoint"`
+	Stages     []packStageModel `tfsdk:"stages"`
+	Gates      []packGateModel  `tfsdk:"gates"`
 }
 
 type packStageModel struct {
@@ -52,24 +52,24 @@ type packGateModel struct {
 }
 
 type packJobModel struct {
-	ID                   string              `tfsdk:"id"`
-	Title                string              `tfsdk:"title"`
-	Type                 string              `tfsdk:"type"`
-	Expand               string              `tfsdk:"expand"`
-	Parameters           []string            `tfsdk:"parameters"`
+	ID                   string               `tfsdk:"id"`
+	Title                string               `tfsdk:"title"`
+	Type                 string               `tfsdk:"type"`
+	Expand               string               `tfsdk:"expand"`
+	Parameters           []string             `tfsdk:"parameters"`
 	RequiresCapabilities []capabilityRefModel `tfsdk:"requires_capabilities"`
-	RequiresArtifacts    []string            `tfsdk:"requires_artifacts"`
+	RequiresArtifacts    []string             `tfsdk:"requires_artifacts"`
 	ProvidesCapabilities []capabilityRefModel `tfsdk:"provides_capabilities"`
-	Artifacts            []artifactSpecModel `tfsdk:"artifacts"`
-	Evidence             []evidenceSpecModel `tfsdk:"evidence"`
-	MaxAttempts          int64               `tfsdk:"max_attempts"`
-	IdempotencyKey       string              `tfsdk:"idempotency_key"`
-	Timeout              string              `tfsdk:"timeout"`
-	Rollback             string              `tfsdk:"rollback"`
-	ManualIntervention   bool                `tfsdk:"manual_intervention_allowed"`
-	Become               bool                `tfsdk:"become"`
-	Script               string              `tfsdk:"script"`
-	After                []string            `tfsdk:"after"`
+	Artifacts            []artifactSpecModel  `tfsdk:"artifacts"`
+	Evidence             []evidenceSpecModel  `tfsdk:"evidence"`
+	MaxAttempts          int64                `tfsdk:"max_attempts"`
+	IdempotencyKey       string               `tfsdk:"idempotency_key"`
+	Timeout              string               `tfsdk:"timeout"`
+	Rollback             string               `tfsdk:"rollback"`
+	ManualIntervention   bool                 `tfsdk:"manual_intervention_allowed"`
+	Become               bool                 `tfsdk:"become"`
+	Script               string               `tfsdk:"script"`
+	After                []string             `tfsdk:"after"`
 }
 
 type capabilityRefModel struct {

@@ -1,0 +1,220 @@
+package provider
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+)
+
+const clusterPlanHCL = `
+data "cp_plan" "cluster" {
+  pack   = "kubernetes"
+  action = "create"
+  name   = "prod-k8s"
+  hosts = concat(
+    [for i in range(1, 4) : { name = "master-${i}", address = "10.0.0.${i}", role = "master" }],
+    [for i in range(1, 6) : { name = "worker-${i}", address = "10.0.1.${i}", role = "worker" }],
+  )
+  parameters  = { cni = "calico", container_runtime = "containerd", storage = "longhorn", registry_mirrors = "https://mirror.internal.example" }
+  constraints = { region = "eu-central", require_ha_control_plane = "true" }
+%s
+}
+`
+
+func clusterPlan(extra string) string {
+	return "provider \"cp\" {\n  environment = \"prod\"\n}\n" + sprintf(clusterPlanHCL, extra)
+}
+
+func TestAccPlanDataSource_clusterCreate(t *testing.T) {
+	addr := "data.cp_plan.cluster"
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: clusterPlan("") + `
+output "join_w3_needs" {
+  value = join(",", [for i in data.cp_plan.cluster.instances : join(",", i.needs) if i.id == "join-workers[worker-3]"])
+}
+output "stages" {
+  value = length(distinct([for i in data.cp_plan.cluster.instances : i.stage]))
+}
+`,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("display"), knownvalue.StringExact("kubernetes.create@1.0.0")),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("customized"), knownvalue.Bool(false)),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("summary"), knownvalue.StringRegexp(regexp.MustCompile(`(?s)Install runtime: 16 jobs.*Join workers: \d+ jobs`))),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("mermaid"), knownvalue.StringRegexp(regexp.MustCompile(`^flowchart TB`))),
+			},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				// Edges from contracts, matched per scope: worker-3 waits for its own runtime, not every host's.
+				resource.TestMatchOutput("join_w3_needs", regexp.MustCompile(`worker-3\]`)),
+				resource.TestMatchOutput("join_w3_needs", regexp.MustCompile(`^[^,]*(,[^,]*)*$`)),
+				resource.TestCheckOutput("stages", "10"),
+			),
+		}},
+	})
+}
+
+func TestAccPlanDataSource_customizedAndPatched(t *testing.T) {
+	addr := "data.cp_plan.cluster"
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: clusterPlan(`
+  customizations = {
+    base_template = "kubernetes.create@1.0.0"
+    changes = [
+      { inserted = "configure-registry-mirror", after = "install-container-runtime" },
+      { inserted = "pre-pull-images", after = "configure-registry-mirror" },
+      { removed = "install-storage" },
+    ]
+  }
+  plan_patches = [{
+    author = "ai-agent:sre"
+    reason = "Nodes cannot pull images from the default registry."
+    changes = [
+      {
+        insert_after = "install-container-runtime"
+        jobs         = ["configure-containerd-registry-mirror", "restart-containerd", "pre-pull-kubernetes-images"]
+        parameters   = { registry_mirrors = "https://mirror.internal.example" }
+      },
+      { retry = "init-control-plane" },
+    ]
+    approval = { required = true, roles = ["sre"], approved_by = "alice" }
+  }]
+`),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("display"), knownvalue.StringExact("kubernetes.create@1.0.0 customized")),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("advanced"), knownvalue.StringRegexp(regexp.MustCompile(`(?s)configure-containerd-registry-mirror\[master-1\].*origin: patch`))),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("changes"), knownvalue.ListPartial(map[int]knownvalue.Check{
+					0: knownvalue.StringRegexp(regexp.MustCompile(`inserted configure-registry-mirror after install-container-runtime`)),
+				})),
+			},
+		}},
+	})
+}
+
+func TestAccPlanDataSource_tempoStageAndProd(t *testing.T) {
+	tempo := `
+data "cp_plan" "tempo" {
+  pack        = "tempo"
+  action      = "install"
+  name        = "tracing"
+  environment = %q
+  hosts       = [{ name = "master-1", address = "10.0.0.1", role = "master" }]
+  constraints = { region = "eu-central" }
+  candidates = [
+    { name = "prod-k8s", provider = "cp_kubernetes_cluster", capability = "kubernetes.cluster" },
+    { name = "k8s-secrets", provider = "kubernetes_secrets", capability = "secret.store" },
+  ]
+  state_artifacts = [{ id = "kubeconfig.admin" }]
+}
+`
+	policy := `
+provider "cp" {
+  capability_policy = {
+    "object_storage.s3" = {
+      environments = {
+        stage = { allowed_providers = ["shared_minio", "dedicated_minio"], default_provider = "shared_minio" }
+        prod  = { allowed_providers = ["aws_s3", "dedicated_minio"], require_encryption = true, require_approval = true, approval_roles = ["sre", "platform_admin"] }
+      }
+    }
+  }
+}
+`
+	addr := "data.cp_plan.tempo"
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: policy + sprintf(tempo, "stage"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("sub_operations").AtSliceIndex(0).AtMapKey("pack"), knownvalue.StringExact("minio@1.0.0")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("gates"), knownvalue.ListSizeExact(0)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("advanced"), knownvalue.StringRegexp(regexp.MustCompile(`(?s)minio/install-minio.*create-bucket-and-credentials.*deploy-tempo.*verify-ingestion-and-query`))),
+				},
+			},
+			{
+				Config: policy + sprintf(tempo, "prod"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("gates").AtSliceIndex(0).AtMapKey("type"), knownvalue.StringExact("approval")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("gates").AtSliceIndex(0).AtMapKey("required_roles"),
+						knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("sre"), knownvalue.StringExact("platform_admin")})),
+				},
+			},
+		},
+	})
+}
+
+// Plan-time errors name the attribute path that caused them.
+func TestAccPlanDataSource_errors(t *testing.T) {
+	cases := []struct {
+		name  string
+		extra string
+		want  string
+	}{
+		{"unknown job in customization", `
+  customizations = { changes = [{ inserted = "make-coffee", after = "install-container-runtime" }] }`,
+			`(?s)Invalid plan edit.*customizations.changes\[0\]: .*make-coffee`},
+		{"removed producer", `
+  customizations = { changes = [{ removed = "init-control-plane" }] }`,
+			`(?s)Invalid plan edit.*customizations.changes\[0\]: .*init-control-plane.*(required|requires|needed)`},
+		{"cycle", `
+  customizations = { changes = [
+    { inserted = "pre-pull-images", after = "install-container-runtime" },
+    { inserted = "generate-join-token", after = "join-workers" },
+  ] }`,
+			`(?s)The plan has a cycle.*customizations.changes\[1\]: .*cycle:\s.*->`},
+		{"unapproved patch", `
+  plan_patches = [{
+    author  = "ai-agent:sre"
+    reason  = "mirror"
+    changes = [{ retry = "init-control-plane" }]
+    approval = { required = true, roles = ["sre"] }
+  }]`,
+			`(?s)Plan patch not approved.*plan_patches\[0\]: `},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resource.Test(t, resource.TestCase{
+				PreCheck:                 func() { testAccPreCheck(t) },
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				Steps:                    []resource.TestStep{{Config: clusterPlan(tc.extra), ExpectError: regexp.MustCompile(tc.want)}},
+			})
+		})
+	}
+}
+
+func TestAccPlanDataSource_unsatisfiable(t *testing.T) {
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: `
+provider "cp" {
+  environment = "prod"
+  capability_policy = {
+    "object_storage.s3" = { environments = { prod = { allowed_providers = ["aws_s3"] } } }
+  }
+}
+data "cp_plan" "tempo" {
+  pack   = "tempo"
+  action = "install"
+  name   = "tracing"
+  hosts  = [{ name = "master-1", address = "10.0.0.1", role = "master" }]
+  candidates = [
+    { name = "prod-k8s", provider = "cp_kubernetes_cluster", capability = "kubernetes.cluster" },
+    { name = "k8s-secrets", provider = "kubernetes_secrets", capability = "secret.store" },
+  ]
+}
+`,
+			ExpectError: regexp.MustCompile(`(?s)Unsatisfiable requirement.*candidates: .*object_storage.s3`),
+		}},
+	})
+}
