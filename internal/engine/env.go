@@ -66,6 +66,13 @@ func (r *run) env(st *instState, p instancePaths, inputs []inputFile) map[string
 		sort.Strings(taints)
 		env[protocol.EnvHostTaints] = strings.Join(taints, "\n")
 	}
+	if len(intent.Hosts) > 0 {
+		lines := make([]string, 0, len(intent.Hosts))
+		for _, h := range intent.Hosts {
+			lines = append(lines, h.Name+" "+h.Address+" "+h.Role)
+		}
+		env[protocol.EnvHosts] = strings.Join(lines, "\n")
+	}
 	if m := intent.HostsWithRole(protocol.RoleMaster); len(m) > 0 {
 		env[protocol.EnvFirstMaster] = m[0].Name
 		env[protocol.EnvFirstMasterAddress] = m[0].Address

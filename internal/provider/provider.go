@@ -57,7 +57,9 @@ func (p *CpProvider) Configure(ctx context.Context, req provider.ConfigureReques
 
 // Resources lists the resource constructors.
 func (p *CpProvider) Resources(_ context.Context) []func() resource.Resource {
-	return nil
+	return []func() resource.Resource{
+		NewKubernetesClusterResource,
+	}
 }
 
 // DataSources lists the data source constructors.

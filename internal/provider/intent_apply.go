@@ -1,0 +1,184 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/intentops/terraform-provider-cp/internal/engine"
+	"github.com/intentops/terraform-provider-cp/internal/operation"
+	"github.com/intentops/terraform-provider-cp/internal/protocol"
+	"github.com/intentops/terraform-provider-cp/internal/transport"
+)
+
+// opResult is one operation's outcome.
+type opResult struct {
+	Op     intentOp
+	Result *engine.Result
+}
+
+// runInputs are the HCL-supplied decisions, interventions and artifacts
+// an operation needs.
+type runInputs struct {
+	Approvals     []approvalModel
+	Interventions []interventionModel
+	Artifacts     []protocol.Artifact // from state, by reference
+}
+
+func (in runInputs) engineInput(opID string, actor string, roles []string) engine.RunInput {
+	ri := engine.RunInput{OperationID: opID}
+	for _, a := range in.Approvals {
+		ri.Decisions = append(ri.Decisions, protocol.Decision{Gate: strOr(a.Gate, ""), Option: strOr(a.Option, ""), Actor: actor, Roles: roles})
+	}
+	for _, iv := range in.Interventions {
+		ri.Interventions = append(ri.Interventions, protocol.Intervention{
+			Type: "manually_fixed", Job: strOr(iv.Job, ""), Node: strOr(iv.Node, ""), Actor: actor,
+			Note: strOr(iv.Note, ""), Verification: iv.Verification,
+		})
+	}
+	for _, a := range in.Artifacts {
+		ri.Artifacts = append(ri.Artifacts, engine.InputArtifact{Artifact: a})
+	}
+	return ri
+}
+
+// logSink forwards engine events to the provider log (already redacted).
+type logSink struct{ ctx context.Context }
+
+func (s logSink) Emit(e engine.Event) {
+	tflog.Debug(s.ctx, "cp engine event", map[string]any{
+		"type": e.Type, "instance": e.Instance, "host": e.Host, "status": string(e.Status), "message": e.Message,
+	})
+}
+
+// runOps runs the operations in order and stops at the first one that
+// does not complete. Diagnostics explain failures and waiting gates.
+func runOps(ctx context.Context, data *providerData, ops []intentOp, in runInputs, diags *diag.Diagnostics) []opResult {
+	redactor := &transport.Redactor{}
+	runner := &operation.Runner{
+		Packs: data.Catalog, Parallelism: data.Parallelism, PerHost: data.PerHost, Actor: data.Actor,
+		Sinks: []engine.Sink{logSink{ctx: ctx}}, Redactor: redactor,
+	}
+	hclog.Default().Debug("cp runs operations", "count", len(ops))
+	var out []opResult
+	artifacts := in.Artifacts
+	for _, op := range ops {
+		run := in
+		run.Artifacts = artifacts
+		res, err := runner.Run(ctx, op.Composed.Plan, op.Hosts, run.engineInput(op.ID, data.Actor, data.Roles))
+		if err != nil {
+			diags.AddError(fmt.Sprintf("Cannot run %s", op.Composed.Plan.Display()), redactor.String(err.Error())+
+				"\n\nCheck the SSH settings (provider ssh block, the resource's ssh and per-host ssh) and that the hosts are reachable; nothing was changed.")
+			return out
+		}
+		out = append(out, opResult{Op: op, Result: res})
+		artifacts = mergeArtifacts(artifacts, res.Artifacts)
+		if !reportOutcome(op, res, redactor, diags) {
+			return out
+		}
+	}
+	return out
+}
+
+// reportOutcome adds diagnostics for a run that did not complete and says
+// whether it did.
+func reportOutcome(op intentOp, res *engine.Result, redactor *transport.Redactor, diags *diag.Diagnostics) bool {
+	switch res.Operation.Status {
+	case protocol.StatusCompleted:
+		return true
+	case protocol.StatusWaitingForApproval, protocol.StatusWaitingForInput:
+		var b strings.Builder
+		for _, w := range res.Waiting {
+			fmt.Fprintf(&b, "Gate %s (%s) waits: %s\n  options: %s\n", w.Gate, w.Type, w.Reason, strings.Join(w.Options, " | "))
+			if len(w.RequiredRoles) > 0 {
+				fmt.Fprintf(&b, "  required roles: %s\n", strings.Join(w.RequiredRoles, ", "))
+			}
+			if w.Refused != "" {
+				fmt.Fprintf(&b, "  the decision given was refused: %s\n", w.Refused)
+			}
+			fmt.Fprintf(&b, "  to proceed, add to the resource:\n    approvals = [{ gate = %q, option = %q }]\n  and apply again as an actor holding one of the roles (provider actor_roles).\n", w.Gate, firstOr(w.Options, ""))
+		}
+		diags.AddError(fmt.Sprintf("%s stopped at a gate (%s)", op.Composed.Plan.Display(), res.Operation.Status),
+			b.String()+"\nJobs that do not depend on the gate ran; nothing that does ran.")
+		return false
+	default:
+		diags.AddError(fmt.Sprintf("%s failed (%s)", op.Composed.Plan.Display(), res.Operation.Status), redactor.String(failureDetail(res)))
+		return false
+	}
+}
+
+func firstOr(s []string, def string) string {
+	if len(s) == 0 {
+		return def
+	}
+	return s[0]
+}
+
+// failureDetail names each failed job, its host, the evidence that failed,
+// a log tail and what to do next.
+func failureDetail(res *engine.Result) string {
+	var b strings.Builder
+	for _, in := range res.Instances {
+		if in.Status != engine.StatusFailed {
+			continue
+		}
+		fmt.Fprintf(&b, "Job %s failed on host %s", in.ID, orDash(in.Host))
+		if in.Class != "" {
+			fmt.Fprintf(&b, " (%s)", in.Class)
+		}
+		fmt.Fprintf(&b, ": %s\n", in.Reason)
+		for _, e := range in.Evidence {
+			if !e.Passed {
+				fmt.Fprintf(&b, "  evidence %s failed: observed %q", e.ID, truncate(e.Observed, 200))
+				if e.Detail != "" {
+					fmt.Fprintf(&b, " (%s)", e.Detail)
+				}
+				b.WriteString("\n")
+			}
+		}
+		if len(in.LogTail) > 0 {
+			b.WriteString("  log tail:\n")
+			for _, l := range tail(in.LogTail, 15) {
+				b.WriteString("    " + l + "\n")
+			}
+		}
+	}
+	var skipped int
+	for _, in := range res.Instances {
+		if in.Status == engine.StatusSkipped {
+			skipped++
+		}
+	}
+	if skipped > 0 {
+		fmt.Fprintf(&b, "%d dependent job(s) were skipped.\n", skipped)
+	}
+	b.WriteString("\nWhat to do: fix the cause on the host and record it in `interventions` (the fix is verified before the operation goes on), " +
+		"or add a `plan_patches` entry, then apply again. Finished jobs are not run again: their evidence is checked and they are skipped. " +
+		"The resource is not tainted.")
+	return b.String()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+func tail(lines []string, n int) []string {
+	if len(lines) <= n {
+		return lines
+	}
+	return lines[len(lines)-n:]
+}

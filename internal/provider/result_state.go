@@ -1,0 +1,220 @@
+package provider
+
+import (
+	"sort"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/intentops/terraform-provider-cp/internal/engine"
+	"github.com/intentops/terraform-provider-cp/internal/planner"
+	"github.com/intentops/terraform-provider-cp/internal/protocol"
+)
+
+// Conversions between engine results / plans and the computed list
+// attributes the intent resources share.
+
+func strList(v []string) types.List {
+	elems := make([]attr.Value, 0, len(v))
+	for _, s := range v {
+		elems = append(elems, types.StringValue(s))
+	}
+	return types.ListValueMust(types.StringType, elems)
+}
+
+func strMap(m map[string]string) types.Map {
+	elems := map[string]attr.Value{}
+	for k, v := range m {
+		elems[k] = types.StringValue(v)
+	}
+	return types.MapValueMust(types.StringType, elems)
+}
+
+func ts(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func plannedJobsList(ops []intentOp) types.List {
+	var elems []attr.Value
+	for _, op := range ops {
+		for _, in := range op.Composed.Plan.Instances {
+			elems = append(elems, types.ObjectValueMust(plannedJobType.AttrTypes, map[string]attr.Value{
+				"id": types.StringValue(in.ID), "job": types.StringValue(in.JobID), "stage": types.StringValue(in.Stage),
+				"host": types.StringValue(in.Host), "needs": strList(in.Needs), "origin": types.StringValue(string(in.Origin)),
+				"because": types.StringValue(in.Because),
+			}))
+		}
+	}
+	return types.ListValueMust(plannedJobType, elems)
+}
+
+// planTexts renders the operations' plans, one after another.
+func planTexts(ops []intentOp) (summary, advanced string) {
+	for i, op := range ops {
+		if i > 0 {
+			summary += "\n"
+			advanced += "\n"
+		}
+		summary += planner.RenderSimple(op.Composed.Plan)
+		advanced += planner.RenderAdvanced(op.Composed.Plan, planner.AdvancedOptions{})
+	}
+	return summary, advanced
+}
+
+func operationObject(action string, op *protocol.Operation, plan *protocol.Plan, res *engine.Result) types.Object {
+	phasesTotal := len(plan.Stages)
+	done, run, satisfied := map[string]bool{}, 0, 0
+	stageLeft := map[string]int{}
+	for _, in := range res.Instances {
+		switch in.Status {
+		case engine.StatusDone, engine.StatusFixed:
+			run++
+		case engine.StatusSatisfied:
+			satisfied++
+		}
+		if !(in.Status == engine.StatusDone || in.Status == engine.StatusSatisfied || in.Status == engine.StatusFixed) {
+			stageLeft[in.Stage]++
+		}
+	}
+	for _, s := range plan.Stages {
+		if stageLeft[s.ID] == 0 {
+			done[s.ID] = true
+		}
+	}
+	var timeline []string
+	var started, finished time.Time
+	for _, e := range op.Timeline {
+		if started.IsZero() {
+			started = e.At
+		}
+		finished = e.At
+		line := ts(e.At) + " " + e.Event
+		if e.Status != "" {
+			line += " " + string(e.Status)
+		}
+		if e.Subject != "" {
+			line += " " + e.Subject
+		}
+		if e.Detail != "" {
+			line += ": " + e.Detail
+		}
+		timeline = append(timeline, line)
+	}
+	return types.ObjectValueMust(operationType.AttrTypes, map[string]attr.Value{
+		"id": types.StringValue(op.ID), "action": types.StringValue(action), "template": types.StringValue(plan.Display()),
+		"status": types.StringValue(string(op.Status)), "phases_done": types.Int64Value(int64(len(done))),
+		"phases_total": types.Int64Value(int64(phasesTotal)), "jobs_run": types.Int64Value(int64(run)),
+		"jobs_satisfied": types.Int64Value(int64(satisfied)), "started_at": types.StringValue(ts(started)),
+		"finished_at": types.StringValue(ts(finished)), "timeline": strList(timeline),
+	})
+}
+
+func artifactObject(a protocol.Artifact) attr.Value {
+	value := a.Value
+	if a.Sensitivity == protocol.SensitivitySecret {
+		value = ""
+	}
+	return types.ObjectValueMust(artifactType.AttrTypes, map[string]attr.Value{
+		"id": types.StringValue(a.ID), "sensitivity": types.StringValue(string(a.Sensitivity)), "value": types.StringValue(value),
+		"ref": types.StringValue(a.Ref), "fingerprint": types.StringValue(a.Fingerprint), "expires_at": types.StringValue(ts(a.ExpiresAt)),
+		"producer": types.StringValue(a.Producer),
+	})
+}
+
+// mergeArtifacts keeps the previous artifacts and replaces those the new
+// run produced again (by id and host), sorted by id then producer.
+func mergeArtifacts(prev []protocol.Artifact, next []protocol.Artifact) []protocol.Artifact {
+	key := func(a protocol.Artifact) string { return a.ID + "\x00" + a.Host }
+	byKey := map[string]protocol.Artifact{}
+	for _, a := range prev {
+		byKey[key(a)] = a
+	}
+	for _, a := range next {
+		byKey[key(a)] = a
+	}
+	out := make([]protocol.Artifact, 0, len(byKey))
+	for _, a := range byKey {
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].ID != out[j].ID {
+			return out[i].ID < out[j].ID
+		}
+		return out[i].Producer < out[j].Producer
+	})
+	return out
+}
+
+func artifactsList(arts []protocol.Artifact) types.List {
+	elems := make([]attr.Value, 0, len(arts))
+	for _, a := range arts {
+		elems = append(elems, artifactObject(a))
+	}
+	return types.ListValueMust(artifactType, elems)
+}
+
+// artifactsFromList reads artifacts back from state.
+func artifactsFromList(l types.List) []protocol.Artifact {
+	if l.IsNull() || l.IsUnknown() {
+		return nil
+	}
+	var out []protocol.Artifact
+	for _, v := range l.Elements() {
+		o, ok := v.(types.Object)
+		if !ok {
+			continue
+		}
+		at := o.Attributes()
+		get := func(k string) string {
+			if s, ok := at[k].(types.String); ok {
+				return s.ValueString()
+			}
+			return ""
+		}
+		a := protocol.Artifact{ID: get("id"), Sensitivity: protocol.Sensitivity(get("sensitivity")), Value: get("value"),
+			Ref: get("ref"), Fingerprint: get("fingerprint"), Producer: get("producer")}
+		if e := get("expires_at"); e != "" {
+			a.ExpiresAt, _ = time.Parse(time.RFC3339, e)
+		}
+		if host, _, ok := cutRef(a.Ref); ok {
+			a.Host = host
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func cutRef(ref string) (host, p string, ok bool) {
+	for i := 0; i < len(ref); i++ {
+		if ref[i] == ':' {
+			return ref[:i], ref[i+1:], i > 0 && i < len(ref)-1
+		}
+	}
+	return "", "", false
+}
+
+func evidenceList(res *engine.Result) types.List {
+	var elems []attr.Value
+	for _, e := range res.Evidence {
+		elems = append(elems, types.ObjectValueMust(evidenceType.AttrTypes, map[string]attr.Value{
+			"instance": types.StringValue(e.Instance), "host": types.StringValue(e.Host), "id": types.StringValue(e.ID),
+			"passed": types.BoolValue(e.Passed), "observed": types.StringValue(e.Observed), "checked_at": types.StringValue(ts(e.CheckedAt)),
+		}))
+	}
+	return types.ListValueMust(evidenceType, elems)
+}
+
+func capabilitiesList(caps []protocol.Capability) types.List {
+	sort.Slice(caps, func(i, j int) bool { return caps[i].Key < caps[j].Key })
+	elems := make([]attr.Value, 0, len(caps))
+	for _, c := range caps {
+		elems = append(elems, types.ObjectValueMust(capabilityType.AttrTypes, map[string]attr.Value{
+			"key": types.StringValue(c.Key), "attributes": strMap(c.Attributes),
+		}))
+	}
+	return types.ListValueMust(capabilityType, elems)
+}

@@ -1,0 +1,8 @@
+package provider
+
+import "time"
+
+const (
+	defaultCreateTimeout = 60 * time.Minute
+	defaultDeleteTimeout = 30 * time.Minute
+)
