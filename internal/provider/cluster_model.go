@@ -7,20 +7,20 @@ import (
 
 // clusterModel is cp_kubernetes_cluster's configuration and state.
 type clusterModel struct {
-	ID                    types.String `tfsdk:"id"`
-	Name                  types.String `tfsdk:"name"`
-	Environment           types.String `tfsdk:"environment"`
-	Region                types.String `tfsdk:"region"`
-	Masters               []nodeModel  `tfsdk:"masters"`
-	Workers               []nodeModel  `tfsdk:"workers"`
-	CNI                   types.String `tfsdk:"cni"`
-	ContainerRuntime      types.String `tfsdk:"container_runtime"`
-	Storage               types.String `tfsdk:"storage"`
-	KubernetesVersion     types.String `tfsdk:"kubernetes_version"`
-	RequireHAControlPlane types.Bool   `tfsdk:"require_ha_control_plane"`
-	PodCIDR               types.String `tfsdk:"pod_cidr"`
-	ServiceCIDR           types.String `tfsdk:"service_cidr"`
-	RegistryMirrors       []string     `tfsdk:"registry_mirrors"`
+	ID                    types.String      `tfsdk:"id"`
+	Name                  types.String      `tfsdk:"name"`
+	Environment           types.String      `tfsdk:"environment"`
+	Region                types.String      `tfsdk:"region"`
+	Masters               []nodeModel       `tfsdk:"masters"`
+	Workers               []nodeModel       `tfsdk:"workers"`
+	CNI                   types.String      `tfsdk:"cni"`
+	ContainerRuntime      types.String      `tfsdk:"container_runtime"`
+	Storage               types.String      `tfsdk:"storage"`
+	KubernetesVersion     types.String      `tfsdk:"kubernetes_version"`
+	RequireHAControlPlane types.Bool        `tfsdk:"require_ha_control_plane"`
+	PodCIDR               types.String      `tfsdk:"pod_cidr"`
+	ServiceCIDR           types.String      `tfsdk:"service_cidr"`
+	RegistryMirrors       []string          `tfsdk:"registry_mirrors"`
 	Parameters            map[string]string `tfsdk:"parameters"`
 
 	Customizations *customizationModel `tfsdk:"customizations"`
@@ -35,18 +35,18 @@ type clusterModel struct {
 	Timeouts           timeouts.Value    `tfsdk:"timeouts"`
 
 	// Computed.
-	PlanSummary   types.String `tfsdk:"plan_summary"`
-	PlanAdvanced  types.String `tfsdk:"plan"`
-	PlannedJobs   types.List   `tfsdk:"planned_jobs"`
-	Operation     types.Object `tfsdk:"operation"`
-	Artifacts     types.List   `tfsdk:"artifacts"`
-	Evidence      types.List   `tfsdk:"evidence"`
-	Capabilities  types.List   `tfsdk:"capabilities"`
-	Nodes         types.List   `tfsdk:"nodes"`
-	Health        types.String `tfsdk:"health"`
-	APIEndpoint   types.String `tfsdk:"api_endpoint"`
-	Handle        types.String `tfsdk:"handle"`
-	Kubeconfig    types.String `tfsdk:"kubeconfig"`
+	PlanSummary  types.String `tfsdk:"plan_summary"`
+	PlanAdvanced types.String `tfsdk:"plan"`
+	PlannedJobs  types.List   `tfsdk:"planned_jobs"`
+	Operation    types.Object `tfsdk:"operation"`
+	Artifacts    types.List   `tfsdk:"artifacts"`
+	Evidence     types.List   `tfsdk:"evidence"`
+	Capabilities types.List   `tfsdk:"capabilities"`
+	Nodes        types.List   `tfsdk:"nodes"`
+	Health       types.String `tfsdk:"health"`
+	APIEndpoint  types.String `tfsdk:"api_endpoint"`
+	Handle       types.String `tfsdk:"handle"`
+	Kubeconfig   types.String `tfsdk:"kubeconfig"`
 }
 
 // nodeModel is one master or worker.

@@ -177,4 +177,3 @@ func stateFromModel(m *clusterModel) planner.State {
 	}
 	return st
 }
-
