@@ -59,6 +59,9 @@ func (p *CpProvider) Configure(ctx context.Context, req provider.ConfigureReques
 func (p *CpProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		NewKubernetesClusterResource,
+		NewNodeResource,
+		NewScenarioResource,
+		NewTempoResource,
 	}
 }
 

@@ -1,0 +1,47 @@
+// Package ssh implements transport.Dialer and transport.Conn over SSH with
+// golang.org/x/crypto/ssh.
+//
+// A Pool keeps one SSH connection per host and runs many sessions over it,
+// at most Options.MaxSessions at a time per host (below OpenSSH's default
+// MaxSessions of 10). A connection found lost (keepalives unanswered, TCP
+// reset) is replaced on the next Dial or Run.
+//
+// # How a command runs
+//
+// Every command runs as `sh -c SCRIPT` (through `sudo -n` or
+// `sudo -S -p ”` when Command.Become is set), whatever the login shell.
+// SCRIPT holds only Command.Cmd and a fixed preamble; values never appear
+// in the command line, so they are not visible in the process list:
+//
+//   - Environment variables are sent on the session's stdin, ahead of the
+//     caller's stdin, as `export K='V'` lines between two marker lines
+//     carrying a random nonce. The preamble reads them with the shell's
+//     `read` (which reads one byte at a time and so never consumes the
+//     caller's stdin), evaluates them and forgets them. This does not depend
+//     on the server's AcceptEnv, survives sudo's env_reset, and quotes any
+//     value (quotes, newlines, $(), backticks) safely.
+//   - The sudo password, when one is configured, is the first line of stdin,
+//     read by `sudo -S`. When sudo does not ask (NOPASSWD, cached
+//     credentials) the preamble skips that line, because it only starts
+//     reading at the first marker.
+//
+// Output is captured up to Command.MaxOutput bytes per stream (first and
+// last halves kept, Result.Truncated set) and streamed line by line to
+// Command.Stdout/Stderr. Secrets registered with Options.Redactor are masked
+// in captured output, in streamed output and in every error. Downloaded
+// file content is returned as is (it is the artifact the caller asked for).
+//
+// # Host keys
+//
+// Host keys are checked against a known_hosts file or pinned keys; a
+// mismatch is refused with an error naming the offered SHA256 fingerprint.
+// Unknown hosts are added to known_hosts only in the explicit accept-new
+// mode. There is no way to turn verification off.
+//
+// # Errors
+//
+// Every error is a *transport.HostError wrapping one of the sentinels of
+// package transport: ErrAuth, ErrHostKey, ErrUnreachable, ErrTimeout,
+// ErrConnectionLost or ErrCommandFailed; cancellation wraps
+// context.Canceled.
+package ssh
