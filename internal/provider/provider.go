@@ -8,11 +8,15 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 )
 
-var _ provider.Provider = &CpProvider{}
+var (
+	_ provider.Provider                       = &CpProvider{}
+	_ provider.ProviderWithEphemeralResources = &CpProvider{}
+)
 
 // CpProvider is the cp provider.
 type CpProvider struct {
@@ -69,7 +73,15 @@ func (p *CpProvider) Resources(_ context.Context) []func() resource.Resource {
 func (p *CpProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		NewCapabilityDataSource,
+		NewHostDataSource,
 		NewPlanDataSource,
 		NewScenarioPackDataSource,
+	}
+}
+
+// EphemeralResources lists the ephemeral resource constructors.
+func (p *CpProvider) EphemeralResources(_ context.Context) []func() ephemeral.EphemeralResource {
+	return []func() ephemeral.EphemeralResource{
+		NewArtifactEphemeral,
 	}
 }

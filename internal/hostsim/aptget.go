@@ -1,0 +1,248 @@
+package hostsim
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// aptGet emulates apt-get: update, install, remove/purge, upgrade and
+// autoremove change only what the simulator tracks (and dpkg's status
+// file); other verbs (check, -v, ...) go to the real /usr/bin/apt-get.
+func (s *sim) aptGet(args []string) int {
+	p := parseFlags(args, "o", "c", "t", "target-release", "option", "config-file")
+	verb := p.arg(0)
+	switch verb {
+	case "update", "install", "remove", "purge", "upgrade", "dist-upgrade", "full-upgrade", "autoremove", "clean", "autoclean":
+	default:
+		return s.realAptGet(args)
+	}
+	if s.euid != 0 {
+		return s.fail(100, "E: Could not open lock file /var/lib/dpkg/lock-frontend - open (13: Permission denied)\nE: Unable to acquire the dpkg frontend lock (/var/lib/dpkg/lock-frontend), are you root?")
+	}
+	var code int
+	err := s.st.update(func(st *State) error {
+		code = s.aptGetVerb(st, verb, p)
+		return nil
+	})
+	if err != nil {
+		return s.fail(100, "E: cp-hostsim: %v", err)
+	}
+	return code
+}
+
+func (s *sim) realAptGet(args []string) int {
+	cmd := exec.Command("/usr/bin/apt-get", args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.stdin, s.out, s.err
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		}
+		return s.fail(100, "E: cp-hostsim: run /usr/bin/apt-get: %v", err)
+	}
+	return 0
+}
+
+// aptSources lists the repository URLs configured on the host, sorted.
+func (s *sim) aptSources() []string {
+	files := []string{s.path("/etc/apt/sources.list")}
+	m, _ := filepath.Glob(s.path("/etc/apt/sources.list.d/*"))
+	files = append(files, m...)
+	seen := map[string]bool{}
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		for _, line := range strings.Split(string(b), "\n") {
+			for _, w := range strings.Fields(line) {
+				if strings.HasPrefix(w, "http://") || strings.HasPrefix(w, "https://") {
+					seen[w] = true
+				}
+				if u, ok := strings.CutPrefix(w, "URIs:"); ok && u != "" {
+					seen[u] = true
+				}
+			}
+			if f := strings.Fields(line); len(f) == 2 && f[0] == "URIs:" {
+				seen[f[1]] = true
+			}
+		}
+	}
+	var out []string
+	for u := range seen {
+		out = append(out, u)
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		out = []string{"http://deb.debian.org/debian"}
+	}
+	return out
+}
+
+func repoHost(u string) string {
+	u = strings.TrimPrefix(strings.TrimPrefix(u, "https://"), "http://")
+	h, _, _ := strings.Cut(u, "/")
+	return h
+}
+
+func (s *sim) aptGetVerb(st *State, verb string, p flags) int {
+	hs := st.host(s.host.Host)
+	_ = applyDNS(st, s.host.Host, s.root)
+	broken, _ := dnsBroken(st, s.host.Host, s.root)
+	switch verb {
+	case "update":
+		srcs := s.aptSources()
+		for i, u := range srcs {
+			if broken {
+				s.printf("Ign:%d %s InRelease\n  Temporary failure resolving '%s'\n", i+1, u, repoHost(u))
+			} else {
+				s.printf("Hit:%d %s InRelease\n", i+1, u)
+			}
+		}
+		s.printf("Reading package lists...\n")
+		if broken {
+			for _, u := range srcs {
+				s.fail(0, "W: Failed to fetch %s/InRelease  Temporary failure resolving '%s'", u, repoHost(u))
+			}
+			s.fail(0, "W: Some index files failed to download. They have been ignored, or old ones used instead.")
+		}
+		return 0
+	case "clean", "autoclean":
+		return 0
+	case "upgrade", "dist-upgrade", "full-upgrade", "autoremove":
+		s.printf("Reading package lists...\nBuilding dependency tree...\nReading state information...\nCalculating upgrade...\n0 upgraded, 0 newly installed, 0 to remove and 0 not upgraded.\n")
+		return 0
+	case "remove", "purge":
+		s.printf("Reading package lists...\nBuilding dependency tree...\nReading state information...\n")
+		var removed []string
+		for _, name := range p.pos[1:] {
+			name, _, _ = strings.Cut(name, "=")
+			if _, ok := hs.Packages[name]; !ok {
+				if _, ok := s.dpkgInstalled(name); !ok {
+					s.printf("Package '%s' is not installed, so not removed\n", name)
+					continue
+				}
+			}
+			delete(hs.Packages, name)
+			if info, ok := emulatedPackages()[name]; ok {
+				for _, b := range info.bins {
+					_ = os.Remove(s.path(b))
+				}
+				for _, u := range info.units {
+					delete(hs.Services, u)
+				}
+			}
+			if err := s.dpkgRecord(name, "", true); err != nil {
+				return s.fail(100, "E: cp-hostsim: %v", err)
+			}
+			removed = append(removed, name)
+		}
+		s.printf("0 upgraded, 0 newly installed, %d to remove and 0 not upgraded.\n", len(removed))
+		for _, r := range removed {
+			s.printf("Removing %s ...\n", r)
+		}
+		return 0
+	}
+	return s.aptInstall(st, hs, p, broken)
+}
+
+func (s *sim) aptInstall(st *State, hs *HostState, p flags, dnsDown bool) int {
+	s.printf("Reading package lists...\nBuilding dependency tree...\nReading state information...\n")
+	type want struct{ name, version string }
+	var queue []want
+	for _, a := range p.pos[1:] {
+		name, ver, _ := strings.Cut(a, "=")
+		if strings.Contains(ver, "*") {
+			// apt matches a version glob; the simulated repository has
+			// one Debian revision per upstream version.
+			ver = strings.TrimSuffix(strings.TrimSuffix(ver, "*"), "-") + "-1.1"
+		}
+		if strings.HasSuffix(name, ".deb") {
+			if _, err := os.Stat(s.path(name)); err != nil {
+				return s.fail(100, "E: Unsupported file %s given on commandline", name)
+			}
+			name = strings.SplitN(filepath.Base(name), "_", 2)[0]
+		}
+		queue = append(queue, want{name, ver})
+	}
+	if len(queue) == 0 {
+		s.printf("0 upgraded, 0 newly installed, 0 to remove and 0 not upgraded.\n")
+		return 0
+	}
+	catalog := emulatedPackages()
+	var newPkgs []want
+	seen := map[string]bool{}
+	for len(queue) > 0 {
+		w := queue[0]
+		queue = queue[1:]
+		if seen[w.name] {
+			continue
+		}
+		seen[w.name] = true
+		info, emulated := catalog[w.name]
+		if v, ok := hs.Packages[w.name]; ok && (w.version == "" || w.version == v) {
+			s.printf("%s is already the newest version (%s).\n", w.name, v)
+			continue
+		}
+		if v, ok := s.dpkgInstalled(w.name); ok && !emulated && (w.version == "" || w.version == v) {
+			s.printf("%s is already the newest version (%s).\n", w.name, v)
+			continue
+		}
+		if w.version == "" {
+			w.version = info.version
+			if emulated && w.version == "" {
+				w.version = s.kubePackageVersion()
+			}
+			if !emulated {
+				w.version = "1.0-1"
+			}
+		}
+		newPkgs = append(newPkgs, w)
+		for _, d := range info.deps {
+			queue = append(queue, want{name: d})
+		}
+	}
+	if len(newPkgs) == 0 {
+		s.printf("0 upgraded, 0 newly installed, 0 to remove and 0 not upgraded.\n")
+		return 0
+	}
+	if dnsDown {
+		for _, w := range newPkgs {
+			u := s.aptSources()[0]
+			s.fail(0, "E: Failed to fetch %s/pool/main/%s_%s_amd64.deb  Temporary failure resolving '%s'", u, w.name, w.version, repoHost(u))
+		}
+		return s.fail(100, "E: Unable to fetch some archives, maybe run apt-get update or try with --fix-missing?")
+	}
+	names := make([]string, 0, len(newPkgs))
+	for _, w := range newPkgs {
+		names = append(names, w.name)
+	}
+	sorted := slices.Clone(names)
+	sort.Strings(sorted)
+	s.printf("The following NEW packages will be installed:\n  %s\n", strings.Join(sorted, " "))
+	s.printf("0 upgraded, %d newly installed, 0 to remove and 0 not upgraded.\n", len(newPkgs))
+	for i := len(newPkgs) - 1; i >= 0; i-- { // dependencies first
+		w := newPkgs[i]
+		s.printf("Setting up %s (%s) ...\n", w.name, w.version)
+		info := catalog[w.name]
+		if err := s.installFiles(info); err != nil {
+			return s.fail(100, "E: cp-hostsim: install %s: %v", w.name, err)
+		}
+		if err := s.dpkgRecord(w.name, w.version, false); err != nil {
+			return s.fail(100, "E: cp-hostsim: install %s: %v", w.name, err)
+		}
+		hs.Packages[w.name] = w.version
+		for _, u := range info.units {
+			if strings.Contains(u, "@.") {
+				continue
+			}
+			// Debian enables and starts services on install.
+			svc := &Service{Enabled: true, Active: true, Since: s.now()}
+			hs.Services[u] = svc
+			s.unitStarted(st, hs, u)
+		}
+	}
+	return 0
+}

@@ -1,0 +1,168 @@
+package hostsim
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// pkgInfo is what installing an emulated package does.
+type pkgInfo struct {
+	version string   // default version ("" = Kubernetes version)
+	bins    []string // links to the simulator created in the host
+	units   []string // systemd units it provides
+	deps    []string
+	files   map[string]string // files written on install
+}
+
+const (
+	defaultKubeVersion = "1.31.2"
+	containerdVersion  = "1.7.22"
+	helmVersion        = "3.16.2"
+	crictlVersion      = "1.31.1"
+)
+
+// emulatedPackages are the packages whose programs the simulator provides.
+func emulatedPackages() map[string]pkgInfo {
+	ctrd := pkgInfo{version: containerdVersion + "-1", bins: []string{"/usr/bin/containerd", "/usr/bin/ctr"}, units: []string{"containerd.service"}, deps: []string{"runc"}}
+	ctrdIO := ctrd
+	ctrdIO.deps = nil
+	// Docker's containerd.io ships a config with the CRI plugin disabled.
+	ctrdIO.files = map[string]string{"/etc/containerd/config.toml": "#   Copyright 2018-2022 Docker Inc.\n\ndisabled_plugins = [\"cri\"]\n"}
+	return map[string]pkgInfo{
+		"containerd":      ctrd,
+		"containerd.io":   ctrdIO,
+		"cri-tools":       {version: crictlVersion + "-1.1", bins: []string{"/usr/bin/crictl"}},
+		"helm":            {version: helmVersion + "-1", bins: []string{"/usr/bin/helm"}},
+		"kubeadm":         {bins: []string{"/usr/bin/kubeadm"}, deps: []string{"cri-tools", "kubernetes-cni"}},
+		"kubectl":         {bins: []string{"/usr/bin/kubectl"}},
+		"kubelet":         {bins: []string{"/usr/bin/kubelet"}, units: []string{"kubelet.service"}, deps: []string{"kubernetes-cni"}},
+		"kubernetes-cni":  {version: "1.5.1-1.1", files: map[string]string{"/opt/cni/bin/README": "CNI plugins (simulated by cp-hostsim)\n"}},
+		"open-iscsi":      {version: "2.1.8-1", units: []string{"iscsid.service"}},
+		"runc":            {version: "1.1.12-0ubuntu3"},
+		"wireguard":       {version: "1.0.20210914-1", deps: []string{"wireguard-tools"}},
+		"wireguard-tools": {version: "1.0.20210914-1", bins: []string{"/usr/bin/wg", "/usr/bin/wg-quick"}, units: []string{"wg-quick@.service"}},
+	}
+}
+
+var kubeRepoRE = regexp.MustCompile(`pkgs\.k8s\.io/core:/stable:/v(1\.\d+)/`)
+
+// kubePackageVersion is the version apt would pick for kubeadm, kubelet
+// and kubectl: the minor of the configured pkgs.k8s.io repository.
+func (s *sim) kubePackageVersion() string {
+	var files []string
+	files = append(files, s.path("/etc/apt/sources.list"))
+	m, _ := filepath.Glob(s.path("/etc/apt/sources.list.d/*"))
+	files = append(files, m...)
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		if mm := kubeRepoRE.FindStringSubmatch(string(b)); mm != nil {
+			if mm[1] == "1.31" {
+				return defaultKubeVersion + "-1.1"
+			}
+			return mm[1] + ".2-1.1"
+		}
+	}
+	return defaultKubeVersion + "-1.1"
+}
+
+// dpkgStatusPath is dpkg's database of installed packages in the host.
+const dpkgStatusPath = "/var/lib/dpkg/status"
+
+// dpkgInstalled returns the version of a package installed per dpkg.
+func (s *sim) dpkgInstalled(name string) (string, bool) {
+	b, err := os.ReadFile(s.path(dpkgStatusPath))
+	if err != nil {
+		return "", false
+	}
+	for _, stanza := range strings.Split(string(b), "\n\n") {
+		if !strings.HasPrefix(stanza, "Package: "+name+"\n") {
+			continue
+		}
+		if !strings.Contains(stanza, "\nStatus: install ok installed") {
+			return "", false
+		}
+		for _, line := range strings.Split(stanza, "\n") {
+			if v, ok := strings.CutPrefix(line, "Version: "); ok {
+				return v, true
+			}
+		}
+		return "", true
+	}
+	return "", false
+}
+
+// dpkgRecord adds (or with remove, drops) a package in dpkg's status file
+// so dpkg -s, dpkg -l and apt-mark see emulated installs.
+func (s *sim) dpkgRecord(name, version string, remove bool) error {
+	p := s.path(dpkgStatusPath)
+	b, err := os.ReadFile(p)
+	if err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("read %s: %w", p, err)
+	}
+	var keep []string
+	for _, stanza := range strings.Split(strings.TrimRight(string(b), "\n"), "\n\n") {
+		if stanza == "" || strings.HasPrefix(stanza, "Package: "+name+"\n") {
+			continue
+		}
+		keep = append(keep, stanza)
+	}
+	if !remove {
+		keep = append(keep, fmt.Sprintf("Package: %s\nStatus: install ok installed\nPriority: optional\nSection: admin\nInstalled-Size: 1024\nMaintainer: cp-hostsim <cp-hostsim@localhost>\nArchitecture: amd64\nVersion: %s\nDescription: %s (simulated by cp-hostsim)", name, version, name))
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Dir(p), err)
+	}
+	if err := os.WriteFile(p, []byte(strings.Join(keep, "\n\n")+"\n"), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	return nil
+}
+
+// installFiles creates a package's program links and files.
+func (s *sim) installFiles(info pkgInfo) error {
+	for _, b := range info.bins {
+		p := s.path(b)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return fmt.Errorf("create %s: %w", filepath.Dir(p), err)
+		}
+		_ = os.Remove(p)
+		if err := os.Symlink(s.selfPath(), p); err != nil {
+			return fmt.Errorf("link %s: %w", p, err)
+		}
+	}
+	paths := make([]string, 0, len(info.files))
+	for f := range info.files {
+		paths = append(paths, f)
+	}
+	sort.Strings(paths)
+	for _, f := range paths {
+		p := s.path(f)
+		if _, err := os.Stat(p); err == nil {
+			continue // dpkg keeps a changed conffile
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return fmt.Errorf("create %s: %w", filepath.Dir(p), err)
+		}
+		if err := os.WriteFile(p, []byte(info.files[f]), 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// selfPath is the simulator binary the tool links point to.
+func (s *sim) selfPath() string {
+	if s.root == "/" {
+		if _, err := os.Stat(BinaryPathInHost); err == nil {
+			return BinaryPathInHost
+		}
+	}
+	if p, err := os.Executable(); err == nil {
+		return p
+	}
+	return BinaryPathInHost
+}

@@ -1,0 +1,119 @@
+package hostsim
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"os"
+	"strings"
+
+	"golang.org/x/crypto/curve25519"
+)
+
+// wg emulates wg genkey, pubkey, genpsk and show (from the host's
+// config); it never touches network interfaces.
+func (s *sim) wg(args []string) int {
+	p := parseFlags(args)
+	switch p.arg(0) {
+	case "genkey", "genpsk":
+		k := make([]byte, 32)
+		_, _ = rand.Read(k)
+		if p.arg(0) == "genkey" {
+			k[0] &= 248
+			k[31] = (k[31] & 127) | 64
+		}
+		s.printf("%s\n", base64.StdEncoding.EncodeToString(k))
+		return 0
+	case "pubkey":
+		line, _ := bufio.NewReader(s.stdin).ReadString('\n')
+		priv, err := base64.StdEncoding.DecodeString(strings.TrimSpace(line))
+		if err != nil || len(priv) != 32 {
+			return s.fail(1, "wg: Key is not the correct length or format")
+		}
+		pub, err := curve25519.X25519(priv, curve25519.Basepoint)
+		if err != nil {
+			return s.fail(1, "wg: %v", err)
+		}
+		s.printf("%s\n", base64.StdEncoding.EncodeToString(pub))
+		return 0
+	case "show", "showconf", "":
+		iface := firstNonEmpty(p.arg(1), "wg0")
+		if !s.wgUp(iface) {
+			if p.arg(1) == "" {
+				return 0
+			}
+			return s.fail(1, "Unable to access interface: No such device")
+		}
+		b, _ := os.ReadFile(s.path("/etc/wireguard/" + iface + ".conf"))
+		if p.arg(0) == "show" && p.arg(2) == "listen-port" {
+			port := "0"
+			for _, line := range strings.Split(string(b), "\n") {
+				if k, v, ok := strings.Cut(line, "="); ok && strings.TrimSpace(k) == "ListenPort" {
+					port = strings.TrimSpace(v)
+				}
+			}
+			s.printf("%s\n", port)
+			return 0
+		}
+		if p.arg(0) == "showconf" {
+			s.printf("%s", b)
+			return 0
+		}
+		s.printf("interface: %s\n", iface)
+		for _, line := range strings.Split(string(b), "\n") {
+			k, v, ok := strings.Cut(line, "=")
+			if ok && strings.TrimSpace(k) == "PublicKey" {
+				s.printf("\npeer: %s\n", strings.TrimSpace(v))
+			}
+		}
+		return 0
+	}
+	return s.fail(1, "cp-hostsim wg: %q is not simulated (genkey, genpsk, pubkey, show, showconf)", p.arg(0))
+}
+
+// wgUp reports whether wg-quick@iface is active in the state.
+func (s *sim) wgUp(iface string) bool {
+	up := false
+	_ = s.st.view(func(st *State) error {
+		if svc := st.host(s.host.Host).Services["wg-quick@"+iface+".service"]; svc != nil && svc.Active {
+			up = true
+		}
+		return nil
+	})
+	return up
+}
+
+// wgQuick emulates wg-quick up|down IFACE through the wg-quick@ unit.
+func (s *sim) wgQuick(args []string) int {
+	p := parseFlags(args)
+	iface := p.arg(1)
+	if iface == "" {
+		return s.fail(1, "Usage: wg-quick [ up | down | save | strip ] [ CONFIG_FILE | INTERFACE ]")
+	}
+	switch p.arg(0) {
+	case "up":
+		if s.wgUp(iface) {
+			return s.fail(1, "wg-quick: `%s' already exists", iface)
+		}
+		if code := s.systemctl([]string{"start", "wg-quick@" + iface}); code != 0 {
+			return code
+		}
+		s.printf("[#] ip link add %s type wireguard\n[#] wg setconf %s /dev/fd/63\n[#] ip link set mtu 1420 up dev %s\n", iface, iface, iface)
+		return 0
+	case "down":
+		if !s.wgUp(iface) {
+			return s.fail(1, "wg-quick: `%s' is not a WireGuard interface", iface)
+		}
+		s.printf("[#] ip link delete dev %s\n", iface)
+		return s.systemctl([]string{"stop", "wg-quick@" + iface})
+	case "strip":
+		b, err := os.ReadFile(s.path("/etc/wireguard/" + iface + ".conf"))
+		if err != nil {
+			return s.fail(1, "wg-quick: `/etc/wireguard/%s.conf' does not exist", iface)
+		}
+		s.printf("%s", b)
+		return 0
+	}
+	return s.fail(1, "%s", fmt.Sprintf("cp-hostsim wg-quick: %q is not simulated (up, down, strip)", p.arg(0)))
+}

@@ -1,0 +1,5 @@
+package testhosts
+
+import "time"
+
+func sleepMS(ms int) { time.Sleep(time.Duration(ms) * time.Millisecond) }
