@@ -1,7 +1,12 @@
 # Quickstart: seed scenario 1 — a production Kubernetes cluster with 3
 # masters and 5 workers, calico, containerd and longhorn, HA control plane,
-# in eu-central. `make demo` plans and applies this configuration; the plan
-# shows the DAG of job instances per host, derived from the jobs' contracts.
+# in eu-central.
+#
+# `make demo` starts eight local test hosts (real OpenSSH servers on
+# loopback addresses, with the tools that cannot run here emulated), writes
+# their addresses and SSH settings into terraform.tfvars.json, and runs
+# `tofu plan` (the DAG of job instances per host, derived from the jobs'
+# contracts) and `tofu apply` (the engine runs it over SSH).
 terraform {
   required_providers {
     cp = {
@@ -10,51 +15,88 @@ terraform {
   }
 }
 
+variable "masters" {
+  description = "Control-plane hosts: name and address."
+  type        = list(object({ name = string, address = string }))
+  default = [
+    { name = "master-1", address = "10.0.0.11" },
+    { name = "master-2", address = "10.0.0.12" },
+    { name = "master-3", address = "10.0.0.13" },
+  ]
+}
+
+variable "workers" {
+  description = "Worker hosts: name and address."
+  type        = list(object({ name = string, address = string }))
+  default = [
+    { name = "worker-1", address = "10.0.0.21" },
+    { name = "worker-2", address = "10.0.0.22" },
+    { name = "worker-3", address = "10.0.0.23" },
+    { name = "worker-4", address = "10.0.0.24" },
+    { name = "worker-5", address = "10.0.0.25" },
+  ]
+}
+
+variable "ssh_user" {
+  type    = string
+  default = "ubuntu"
+}
+
+variable "ssh_private_key_file" {
+  type    = string
+  default = "~/.ssh/id_ed25519"
+}
+
+variable "ssh_known_hosts_file" {
+  type    = string
+  default = "~/.ssh/known_hosts"
+}
+
 provider "cp" {
   environment = "prod"
-}
-
-variable "address_base" {
-  description = "First three octets of the host addresses; the demo's local test hosts live on 127.0.0.0/8."
-  type        = string
-  default     = "127.0.0"
-}
-
-locals {
-  masters = [for i in range(1, 4) : { name = "master-${i}", address = "${var.address_base}.${i + 1}", role = "master" }]
-  workers = [for i in range(1, 6) : { name = "worker-${i}", address = "${var.address_base}.${i + 4}", role = "worker" }]
-}
-
-data "cp_plan" "cluster" {
-  pack   = "kubernetes"
-  action = "create"
-  name   = "prod-k8s"
-  hosts  = concat(local.masters, local.workers)
-  parameters = {
-    cni               = "calico"
-    container_runtime = "containerd"
-    storage           = "longhorn"
+  ssh = {
+    user             = var.ssh_user
+    private_key_file = var.ssh_private_key_file
+    known_hosts_file = var.ssh_known_hosts_file
   }
-  constraints = {
-    region                   = "eu-central"
-    require_ha_control_plane = "true"
-  }
+}
+
+resource "cp_kubernetes_cluster" "prod" {
+  name                     = "prod-k8s"
+  region                   = "eu-central"
+  require_ha_control_plane = true
+  cni                      = "calico"
+  container_runtime        = "containerd"
+  storage                  = "longhorn"
+  kubernetes_version       = "1.31.2"
+
+  masters = var.masters
+  workers = var.workers
 }
 
 output "plan" {
-  description = "Stages with their job counts."
-  value       = data.cp_plan.cluster.summary
+  description = "What the last apply ran: stages with their job counts."
+  value       = cp_kubernetes_cluster.prod.plan_summary
 }
 
-output "template" {
-  value = data.cp_plan.cluster.display
+output "api_endpoint" {
+  value = cp_kubernetes_cluster.prod.api_endpoint
 }
 
-output "job_instances" {
-  value = length(data.cp_plan.cluster.instances)
+output "operation" {
+  value = {
+    status   = cp_kubernetes_cluster.prod.operation.status
+    template = cp_kubernetes_cluster.prod.operation.template
+    phases   = "${cp_kubernetes_cluster.prod.operation.phases_done} of ${cp_kubernetes_cluster.prod.operation.phases_total}"
+    jobs_run = cp_kubernetes_cluster.prod.operation.jobs_run
+  }
 }
 
-output "dag_mermaid" {
-  description = "Paste into any mermaid renderer to see the DAG."
-  value       = data.cp_plan.cluster.mermaid
+output "evidence" {
+  description = "Checks that prove the cluster's outputs, per job instance."
+  value       = [for e in cp_kubernetes_cluster.prod.evidence : "${e.instance} ${e.id}: ${e.passed ? "holds" : "FAILED"}" if startswith(e.instance, "verify")]
+}
+
+output "health" {
+  value = cp_kubernetes_cluster.prod.health
 }

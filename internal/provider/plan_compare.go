@@ -39,17 +39,6 @@ func sameIntent(_ context.Context, req resource.ModifyPlanRequest) bool {
 	return true
 }
 
-// attrsKnown reports whether the named attributes are fully known in the
-// plan, so the DAG can be built while other values are still unknown.
-func attrsKnown(_ context.Context, req resource.ModifyPlanRequest, names ...string) bool {
-	for _, n := range names {
-		if v, ok := rawAttr(req.Plan.Raw, n); ok && !v.IsFullyKnown() {
-			return false
-		}
-	}
-	return true
-}
-
 // operationCompleted reports whether the recorded operation completed.
 func operationCompleted(op types.Object) bool {
 	if op.IsNull() || op.IsUnknown() {

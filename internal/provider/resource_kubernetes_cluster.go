@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -42,6 +41,9 @@ func (r *KubernetesClusterResource) Configure(_ context.Context, req resource.Co
 // ValidateConfig checks what needs neither SSH nor the provider: HA rules,
 // node names and parameters.
 func (r *KubernetesClusterResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	if !req.Config.Raw.IsFullyKnown() {
+		return // checked again at plan time, when the values are known
+	}
 	var m clusterModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
@@ -61,7 +63,7 @@ func (r *KubernetesClusterResource) ModifyPlan(ctx context.Context, req resource
 		}
 		return
 	}
-	if r.data == nil || !req.Plan.Raw.IsFullyKnown() && !hostsKnown(ctx, req) {
+	if r.data == nil || !req.Config.Raw.IsFullyKnown() {
 		return
 	}
 	var plan clusterModel
@@ -87,20 +89,6 @@ func (r *KubernetesClusterResource) ModifyPlan(ctx context.Context, req resource
 		setPlanned(&plan, ops)
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-}
-
-// hostsKnown reports whether the host lists are known, so the plan can be
-// built while other attributes are still unknown.
-func hostsKnown(ctx context.Context, req resource.ModifyPlanRequest) bool {
-	var masters, workers types.List
-	req.Plan.GetAttribute(ctx, path.Root("masters"), &masters)
-	req.Plan.GetAttribute(ctx, path.Root("workers"), &workers)
-	return fullyKnown(ctx, masters) && fullyKnown(ctx, workers)
-}
-
-func fullyKnown(ctx context.Context, v attr.Value) bool {
-	tv, err := v.ToTerraformValue(ctx)
-	return err == nil && tv.IsFullyKnown()
 }
 
 // keepComputed copies the state's computed attributes: nothing will run,

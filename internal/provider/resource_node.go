@@ -139,7 +139,7 @@ func (r *NodeResource) spec(m *nodeResModel, diags *diag.Diagnostics) (scenarioS
 
 // ModifyPlan shows the add_node DAG.
 func (r *NodeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.data == nil || !req.Plan.Raw.IsFullyKnown() && !attrsKnown(ctx, req, "cluster_handle", "node") {
+	if req.Plan.Raw.IsNull() || r.data == nil || !req.Config.Raw.IsFullyKnown() {
 		return
 	}
 	var plan nodeResModel

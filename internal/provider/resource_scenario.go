@@ -141,7 +141,7 @@ func (s *scenarioSpec) applyCluster(ch *clusterHandleData, access operation.Acce
 // ModifyPlan shows the DAG of the action apply will run. Nothing changed
 // in the intent means nothing to run and no diff.
 func (r *ScenarioResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.data == nil || !req.Plan.Raw.IsFullyKnown() && !attrsKnown(ctx, req, "hosts", "cluster_handle", "candidates", "parameters") {
+	if req.Plan.Raw.IsNull() || r.data == nil || !req.Config.Raw.IsFullyKnown() {
 		return
 	}
 	var plan scenarioModel

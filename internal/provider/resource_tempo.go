@@ -130,7 +130,7 @@ func (r *TempoResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 
 // ModifyPlan shows the DAG.
 func (r *TempoResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.inner.data == nil || !req.Plan.Raw.IsFullyKnown() && !attrsKnown(ctx, req, "cluster_handle", "object_storage", "candidates", "parameters") {
+	if req.Plan.Raw.IsNull() || r.inner.data == nil || !req.Config.Raw.IsFullyKnown() {
 		return
 	}
 	var plan tempoModel
