@@ -1,31 +1,59 @@
 #!/usr/bin/env bash
-# The README's main job: plan and apply examples/quickstart with the
-# provider built into bin/, in a scratch copy under .demo/.
-#   scripts/demo.sh up     plan + apply (starting local test hosts when the example needs them)
-#   scripts/demo.sh down   destroy and stop the hosts
+# The README's main job (`make demo`): start eight local test hosts (real
+# OpenSSH servers on loopback addresses, each in its own filesystem view,
+# with the tools that cannot run here emulated by the host simulator), then
+# `tofu plan` and `tofu apply` examples/quickstart against them with the
+# provider built into bin/.
+#   scripts/demo.sh up     hosts up, plan, apply, outputs
+#   scripts/demo.sh down   destroy, hosts down
 set -euo pipefail
 . "$(dirname "$0")/tofu-env.sh"
 cd "$root"
 demo="$root/.demo"
 work="$demo/quickstart"
+hosts="$demo/hosts"
+testhosts="$bin/cp-testhosts"
+
+if [[ $(id -u) -ne 0 ]]; then
+	echo "the demo starts sshd in per-host filesystem views and needs root (sudo make demo)" >&2
+	exit 1
+fi
 
 case "${1:-up}" in
 up)
+	go build -o "$testhosts" ./cmd/cp-testhosts
+	if [[ -f "$hosts/ready.json" ]]; then
+		"$testhosts" down -dir "$hosts" >/dev/null 2>&1 || true
+	fi
+	echo "== starting 8 test hosts (master-1..3, worker-1..5) in $hosts"
+	"$testhosts" up -dir "$hosts" -simulator -cluster prod-k8s \
+		-names master-1,master-2,master-3,worker-1,worker-2,worker-3,worker-4,worker-5 >"$demo.hosts.json"
 	mkdir -p "$work"
 	cp -r examples/quickstart/. "$work/"
+	# Host addresses and SSH settings for the quickstart's variables.
+	go run ./scripts/tfvars <"$demo.hosts.json" >"$work/terraform.tfvars.json"
 	cd "$work"
+	rm -f terraform.tfstate terraform.tfstate.backup
 	echo "== tofu plan (examples/quickstart)"
 	"$tofu" plan -no-color -out=demo.tfplan
 	echo "== tofu apply"
 	"$tofu" apply -no-color -auto-approve demo.tfplan
+	echo "== a second plan has nothing to do"
+	"$tofu" plan -no-color -detailed-exitcode >/dev/null && echo "No changes."
 	echo "== outputs"
 	"$tofu" output -no-color
+	echo
+	echo "The hosts keep running: ssh -i $hosts/id_ed25519 -o UserKnownHostsFile=$hosts/known_hosts cp@<address>"
+	echo "Stop them with: make demo-down"
 	;;
 down)
-	if [[ -d "$work" ]]; then
+	if [[ -f "$work/terraform.tfstate" ]]; then
 		(cd "$work" && "$tofu" destroy -no-color -auto-approve) || true
 	fi
-	rm -rf "$demo"
+	if [[ -x "$testhosts" && -d "$hosts" ]]; then
+		"$testhosts" down -dir "$hosts"
+	fi
+	rm -rf "$demo" "$demo.hosts.json"
 	;;
 *)
 	echo "usage: $0 up|down" >&2

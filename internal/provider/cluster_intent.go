@@ -2,6 +2,9 @@ package provider
 
 import (
 	"fmt"
+	"net"
+	"net/url"
+	"regexp"
 	"os"
 	"sort"
 	"strconv"
@@ -121,6 +124,36 @@ func validateCluster(m *clusterModel, diags *diag.Diagnostics) {
 	if len(m.Masters) == 0 {
 		addAttrError(diags, path.Root("masters"), "No masters", "list at least one master; the first one initializes the control plane.")
 	}
+	if v := strOr(m.KubernetesVersion, ""); v != "" && !versionRe.MatchString(v) {
+		addAttrError(diags, path.Root("kubernetes_version"), "Invalid Kubernetes version",
+			fmt.Sprintf("%q is not a version such as \"1.31.2\" (major.minor.patch, no leading v).", v))
+	}
+	for _, a := range []string{"pod_cidr", "service_cidr"} {
+		v := m.PodCIDR
+		if a == "service_cidr" {
+			v = m.ServiceCIDR
+		}
+		if c := strOr(v, ""); c != "" {
+			if _, _, err := net.ParseCIDR(c); err != nil {
+				addAttrError(diags, path.Root(a), "Invalid CIDR", fmt.Sprintf("%q is not a CIDR such as \"10.244.0.0/16\".", c))
+			}
+		}
+	}
+	if pc, sc := strOr(m.PodCIDR, ""), strOr(m.ServiceCIDR, ""); pc != "" && sc != "" && cidrsOverlap(pc, sc) {
+		addAttrError(diags, path.Root("service_cidr"), "Overlapping CIDRs",
+			fmt.Sprintf("service_cidr %s overlaps pod_cidr %s; pick ranges that do not overlap.", sc, pc))
+	}
+	for i, u := range m.RegistryMirrors {
+		if pu, err := url.Parse(u); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			addAttrError(diags, path.Root("registry_mirrors").AtListIndex(i), "Invalid registry mirror",
+				fmt.Sprintf("%q is not an http(s) URL such as \"https://mirror.internal:5000\".", u))
+		}
+	}
+	for i, iv := range m.Interventions {
+		if strOr(iv.Job, "") == "" {
+			addAttrError(diags, path.Root("interventions").AtListIndex(i).AtName("job"), "Missing job", "name the job that was fixed by hand, e.g. \"join-workers\".")
+		}
+	}
 	for _, k := range sortedKeys(m.Parameters) {
 		switch k {
 		case "cluster_name", "kubernetes_version", "cni", "container_runtime", "storage", "pod_cidr", "service_cidr", "registry_mirrors":
@@ -139,4 +172,33 @@ func hostNames(hs []protocol.Host, role string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+var versionRe = regexp.MustCompile(`^\d+\.\d+\.\d+$`)
+
+func cidrsOverlap(a, b string) bool {
+	_, na, err1 := net.ParseCIDR(a)
+	_, nb, err2 := net.ParseCIDR(b)
+	return err1 == nil && err2 == nil && (na.Contains(nb.IP) || nb.Contains(na.IP))
+}
+
+// checkAccessFiles reports SSH key and known_hosts files that do not exist,
+// at plan time, before any connection is tried.
+func checkAccessFiles(access []operation.HostAccess, diags *diag.Diagnostics) {
+	seen := map[string]bool{}
+	for _, a := range access {
+		for attr, f := range map[string]string{"private_key_file": a.Access.PrivateKeyFile, "known_hosts_file": a.Access.KnownHostsFile} {
+			if f == "" || seen[f] {
+				continue
+			}
+			seen[f] = true
+			if _, err := os.Stat(operation.ExpandHome(f)); err != nil {
+				if attr == "known_hosts_file" && a.Access.AcceptNew {
+					continue
+				}
+				addAttrError(diags, path.Root("ssh").AtName(attr), "SSH file not found",
+					fmt.Sprintf("%s %q for host %s: %v; set ssh.%s here or in the provider's ssh block to a file that exists.", attr, f, a.Host.Name, err, attr))
+			}
+		}
+	}
 }

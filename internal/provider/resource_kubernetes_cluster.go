@@ -83,6 +83,14 @@ func (r *KubernetesClusterResource) ModifyPlan(ctx context.Context, req resource
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if len(ops) > 0 {
+		_, access := clusterHosts(&plan, r.data, &resp.Diagnostics)
+		checkAccessFiles(access, &resp.Diagnostics)
+		checkDecisions(ops, plan.Approvals, plan.Interventions, &resp.Diagnostics)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
 	if len(ops) == 0 && state != nil {
 		keepComputed(&plan, state)
 	} else {

@@ -165,6 +165,11 @@ func (r *NodeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	if op == nil {
 		return
 	}
+	checkAccessFiles(spec.Access, &resp.Diagnostics)
+	checkDecisions([]intentOp{*op}, plan.Approvals, plan.Interventions, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	plan.ID = types.StringValue(id)
 	plan.computed().planned([]intentOp{*op})
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)

@@ -173,6 +173,11 @@ func (r *ScenarioResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if op == nil {
 		return
 	}
+	checkAccessFiles(spec.Access, &resp.Diagnostics)
+	checkDecisions([]intentOp{*op}, plan.Approvals, plan.Interventions, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	plan.computed().planned([]intentOp{*op})
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }

@@ -161,6 +161,11 @@ func (r *TempoResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	if op == nil {
 		return
 	}
+	checkAccessFiles(spec.Access, &resp.Diagnostics)
+	checkDecisions([]intentOp{*op}, plan.Approvals, plan.Interventions, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	s.computed().planned([]intentOp{*op})
 	plan.from(s)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
