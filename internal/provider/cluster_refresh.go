@@ -7,7 +7,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/intentops/terraform-provider-cp/internal/operation"
@@ -71,10 +70,4 @@ func nodeObject(name, role string, ready bool) attr.Value {
 	return types.ObjectValueMust(clusterNodeType.AttrTypes, map[string]attr.Value{
 		"name": types.StringValue(name), "role": types.StringValue(role), "ready": types.BoolValue(ready),
 	})
-}
-
-// ImportState takes the cluster name and the address of a master,
-// `name@address`; the first read discovers the nodes through it.
-func (r *KubernetesClusterResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	resp.Diagnostics.AddError("Import not supported yet", "importing an existing cluster is not available in this version.")
 }

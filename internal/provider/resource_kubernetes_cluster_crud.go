@@ -39,6 +39,7 @@ func (r *KubernetesClusterResource) Create(ctx context.Context, req resource.Cre
 		return
 	}
 	r.applyResults(ctx, &plan, nil, results, &resp.Diagnostics)
+	r.writeRecord(ctx, &plan, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -81,6 +82,7 @@ func (r *KubernetesClusterResource) Update(ctx context.Context, req resource.Upd
 		return
 	}
 	r.applyResults(ctx, &plan, &state, results, &resp.Diagnostics)
+	r.writeRecord(ctx, &plan, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 

@@ -24,7 +24,9 @@ type TempoResource struct {
 }
 
 // NewTempoResource is the constructor listed by the provider.
-func NewTempoResource() resource.Resource { return &TempoResource{inner: ScenarioResource{now: time.Now}} }
+func NewTempoResource() resource.Resource {
+	return &TempoResource{inner: ScenarioResource{now: time.Now}}
+}
 
 type tempoModel struct {
 	ID             types.String        `tfsdk:"id"`

@@ -17,19 +17,19 @@ import (
 // scenarioSpec is a pack action intent in plain values, shared by
 // cp_scenario, cp_tempo and cp_node.
 type scenarioSpec struct {
-	Pack, Version   string
-	Name            string
-	Environment     string
-	Hosts           []protocol.Host
-	Access          []operation.HostAccess
-	Targets         []string
-	Params          map[string]string
-	Constraints     map[string]string
-	Candidates      []capability.Candidate
-	State           planner.State
-	Customization   *protocol.Customization
-	PatchesModel    []planPatchModel
-	Inputs          runInputs
+	Pack, Version string
+	Name          string
+	Environment   string
+	Hosts         []protocol.Host
+	Access        []operation.HostAccess
+	Targets       []string
+	Params        map[string]string
+	Constraints   map[string]string
+	Candidates    []capability.Candidate
+	State         planner.State
+	Customization *protocol.Customization
+	PatchesModel  []planPatchModel
+	Inputs        runInputs
 }
 
 // compose plans one action of the spec.
