@@ -22,6 +22,9 @@ type intentOp struct {
 	ID       string // stable: the same change resumes the same operation
 	Composed *planner.Composed
 	Hosts    []operation.HostAccess
+	// Req is the request the plan was composed from; a diagnosis rebuilds
+	// it with a proposed patch to review the patch.
+	Req planner.Request
 }
 
 // opID names an operation after what it changes, so an apply that failed
@@ -116,7 +119,7 @@ func (c *composer) compose(action string, targets []string, hosts []protocol.Hos
 		addPlanError(c.diags, req, err)
 		return
 	}
-	c.ops = append(c.ops, intentOp{Action: action, Targets: targets, ID: req.PlanID, Composed: composed, Hosts: slices.Clone(access)})
+	c.ops = append(c.ops, intentOp{Action: action, Targets: targets, ID: req.PlanID, Composed: composed, Hosts: slices.Clone(access), Req: req})
 }
 
 // missing returns the names of a that are not in b.

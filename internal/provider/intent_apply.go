@@ -77,7 +77,7 @@ func runOps(ctx context.Context, data *providerData, ops []intentOp, in runInput
 		}
 		out = append(out, opResult{Op: op, Result: res})
 		artifacts = mergeArtifacts(artifacts, res.Artifacts)
-		if !reportOutcome(op, res, redactor, diags) {
+		if !reportOutcome(ctx, data, op, res, redactor, diags) {
 			return out
 		}
 	}
@@ -86,7 +86,7 @@ func runOps(ctx context.Context, data *providerData, ops []intentOp, in runInput
 
 // reportOutcome adds diagnostics for a run that did not complete and says
 // whether it did.
-func reportOutcome(op intentOp, res *engine.Result, redactor *transport.Redactor, diags *diag.Diagnostics) bool {
+func reportOutcome(ctx context.Context, data *providerData, op intentOp, res *engine.Result, redactor *transport.Redactor, diags *diag.Diagnostics) bool {
 	switch res.Operation.Status {
 	case protocol.StatusCompleted:
 		return true
@@ -106,7 +106,8 @@ func reportOutcome(op intentOp, res *engine.Result, redactor *transport.Redactor
 			b.String()+"\nJobs that do not depend on the gate ran; nothing that does ran.")
 		return false
 	default:
-		diags.AddError(fmt.Sprintf("%s failed (%s)", op.Composed.Plan.Display(), res.Operation.Status), redactor.String(failureDetail(res)))
+		detail := failureDetail(res) + diagnoseFailures(ctx, data, op, res, redactor)
+		diags.AddError(fmt.Sprintf("%s failed (%s)", op.Composed.Plan.Display(), res.Operation.Status), redactor.String(detail))
 		return false
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/intentops/terraform-provider-cp/internal/capability"
+	"github.com/intentops/terraform-provider-cp/internal/diagnose"
 	"github.com/intentops/terraform-provider-cp/internal/packs"
 )
 
@@ -26,6 +27,21 @@ type providerModel struct {
 	ActorRoles         []types.String                   `tfsdk:"actor_roles"`
 	SSH                *sshModel                        `tfsdk:"ssh"`
 	CapabilityPolicy   map[string]capabilityPolicyModel `tfsdk:"capability_policy"`
+	Diagnosis          *diagnosisModel                  `tfsdk:"diagnosis"`
+}
+
+type diagnosisModel struct {
+	Command *struct {
+		Path    types.String   `tfsdk:"path"`
+		Args    []types.String `tfsdk:"args"`
+		Timeout types.String   `tfsdk:"timeout"`
+	} `tfsdk:"command"`
+	HTTP *struct {
+		Endpoint  types.String `tfsdk:"endpoint"`
+		Model     types.String `tfsdk:"model"`
+		APIKeyEnv types.String `tfsdk:"api_key_env"`
+		Timeout   types.String `tfsdk:"timeout"`
+	} `tfsdk:"http"`
 }
 
 type sshModel struct {
@@ -70,6 +86,7 @@ type providerData struct {
 	PerHost     int
 	Actor       string
 	Roles       []string
+	Analyzers   []diagnose.Analyzer
 }
 
 // SSHDefaults are the provider-wide SSH settings.
@@ -148,6 +165,7 @@ func (m providerModel) settings(version string) (*providerData, diag.Diagnostics
 	}
 	d.SSH, diags = m.sshSettings(diags)
 	m.policySettings(d, &diags)
+	d.Analyzers = m.analyzers(&diags)
 	d.Catalog = loadCatalog(strs(m.PackDirs), &diags)
 	return d, diags
 }
@@ -265,4 +283,34 @@ func sortedKeys[V any](m map[string]V) []string {
 // path in the detail, so the message reads well in CLI output too.
 func addAttrError(diags *diag.Diagnostics, p path.Path, summary, detail string) {
 	diags.AddAttributeError(p, summary, p.String()+": "+detail)
+}
+
+func durationOr(v types.String, def time.Duration, p path.Path, diags *diag.Diagnostics) time.Duration {
+	s := strOr(v, "")
+	if s == "" {
+		return def
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		addAttrError(diags, p, "Invalid timeout", fmt.Sprintf("%q is not a positive duration such as \"30s\".", s))
+		return def
+	}
+	return d
+}
+
+func (m providerModel) analyzers(diags *diag.Diagnostics) []diagnose.Analyzer {
+	if m.Diagnosis == nil {
+		return nil
+	}
+	var out []diagnose.Analyzer
+	p := path.Root("diagnosis")
+	if c := m.Diagnosis.Command; c != nil {
+		out = append(out, &diagnose.CommandAnalyzer{Path: strOr(c.Path, ""), Args: strs(c.Args),
+			Timeout: durationOr(c.Timeout, 30*time.Second, p.AtName("command").AtName("timeout"), diags)})
+	}
+	if h := m.Diagnosis.HTTP; h != nil {
+		out = append(out, &diagnose.HTTPAnalyzer{Endpoint: strOr(h.Endpoint, ""), Model: strOr(h.Model, ""), APIKeyEnv: strOr(h.APIKeyEnv, ""),
+			Timeout: durationOr(h.Timeout, 60*time.Second, p.AtName("http").AtName("timeout"), diags)})
+	}
+	return out
 }

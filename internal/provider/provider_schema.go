@@ -41,6 +41,7 @@ func providerSchema() schema.Schema {
 			},
 			"ssh":               sshSchema(),
 			"capability_policy": policySchema(),
+			"diagnosis":         diagnosisSchema(),
 		},
 	}
 }
@@ -142,6 +143,35 @@ func policySchema() schema.MapNestedAttribute {
 							},
 						},
 					},
+				},
+			},
+		},
+	}
+}
+
+func diagnosisSchema() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		MarkdownDescription: "External analyzers asked before the built-in rules when a job fails. Their answers are validated like any plan patch; " +
+			"an unreachable or invalid analyzer falls back to the built-in rules with a warning. Secrets are redacted from what they receive.",
+		Optional: true,
+		Attributes: map[string]schema.Attribute{
+			"command": schema.SingleNestedAttribute{
+				MarkdownDescription: "An executable that reads the failure as JSON on stdin and writes `{\"diagnosis\": {...}, \"plan_patch\": {...}}` on stdout.",
+				Optional:            true,
+				Attributes: map[string]schema.Attribute{
+					"path":    schema.StringAttribute{MarkdownDescription: "Path of the executable.", Required: true},
+					"args":    schema.ListAttribute{MarkdownDescription: "Arguments.", Optional: true, ElementType: stringType},
+					"timeout": schema.StringAttribute{MarkdownDescription: "How long to wait, e.g. `30s` (default).", Optional: true},
+				},
+			},
+			"http": schema.SingleNestedAttribute{
+				MarkdownDescription: "A server speaking the OpenAI-compatible chat-completions API (a local model server or a hosted one), asked for a JSON answer against the plan patch schema.",
+				Optional:            true,
+				Attributes: map[string]schema.Attribute{
+					"endpoint":    schema.StringAttribute{MarkdownDescription: "Base URL, e.g. `http://127.0.0.1:8080/v1`; `/chat/completions` is appended.", Required: true},
+					"model":       schema.StringAttribute{MarkdownDescription: "Model name.", Required: true},
+					"api_key_env": schema.StringAttribute{MarkdownDescription: "Name of the environment variable holding the API key, if the server needs one.", Optional: true},
+					"timeout":     schema.StringAttribute{MarkdownDescription: "How long to wait, e.g. `60s` (default).", Optional: true},
 				},
 			},
 		},

@@ -56,7 +56,7 @@ func (s scenarioSpec) compose(data *providerData, action string, now time.Time, 
 		addPlanError(diags, req, err)
 		return nil
 	}
-	return &intentOp{Action: action, Targets: s.Targets, ID: req.PlanID, Composed: c, Hosts: s.Access}
+	return &intentOp{Action: action, Targets: s.Targets, ID: req.PlanID, Composed: c, Hosts: s.Access, Req: req}
 }
 
 // computed points at the computed attributes every intent resource has.

@@ -1,0 +1,53 @@
+package provider
+
+import (
+	"context"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/intentops/terraform-provider-cp/internal/diagnose"
+	"github.com/intentops/terraform-provider-cp/internal/engine"
+	"github.com/intentops/terraform-provider-cp/internal/planner"
+	"github.com/intentops/terraform-provider-cp/internal/protocol"
+	"github.com/intentops/terraform-provider-cp/internal/transport"
+)
+
+// diagnoseFailures explains each failed job and proposes a reviewed plan
+// patch as HCL to paste into the resource. Analyzer problems become
+// warnings in the text; they never hide the failure.
+func diagnoseFailures(ctx context.Context, data *providerData, op intentOp, res *engine.Result, redactor *transport.Redactor) string {
+	var b strings.Builder
+	for _, in := range res.Instances {
+		if in.Status != engine.StatusFailed {
+			continue
+		}
+		f, err := diagnose.NewFailure(diagnose.InstanceFromResult(in), diagnose.Context{
+			Plan: op.Composed.Plan, Pack: op.Composed.Pack, Artifacts: res.Artifacts, Now: op.Req.Now,
+		})
+		if err != nil {
+			tflog.Warn(ctx, "cannot diagnose a failure", map[string]any{"instance": in.ID, "error": err.Error()})
+			continue
+		}
+		result := diagnose.Diagnose(ctx, f, diagnose.Options{
+			Analyzers: data.Analyzers,
+			Review:    reviewWith(op.Req),
+			Redactor:  redactor,
+			Warn:      func(w string) { tflog.Warn(ctx, "diagnosis", map[string]any{"warning": w}) },
+		})
+		b.WriteString("\n\n--- Diagnosis of " + in.ID + " ---\n")
+		b.WriteString(diagnose.Explain(result))
+	}
+	return b.String()
+}
+
+// reviewWith rebuilds the failed operation's plan with a proposed patch,
+// exactly as the next plan would, so only applicable patches are shown.
+func reviewWith(req planner.Request) diagnose.ReviewFunc {
+	return func(p protocol.PlanPatch) error {
+		try := req
+		try.Patches = append(append([]protocol.PlanPatch(nil), req.Patches...), p)
+		_, err := planner.Compose(try)
+		return err
+	}
+}
