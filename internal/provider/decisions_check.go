@@ -20,7 +20,15 @@ func checkDecisions(ops []intentOp, approvals []approvalModel, interventions []i
 	gates := map[string][]string{}
 	jobs := map[string]bool{}
 	hosts := map[string]bool{}
+	// Gates of the pack's other actions may be approved ahead (e.g. the
+	// removal gate of a node, approved when it is added).
+	later := map[string][]string{}
 	for _, op := range ops {
+		for _, t := range op.Composed.Pack.Templates {
+			for _, g := range t.Gates {
+				later[g.ID] = g.Options
+			}
+		}
 		for _, in := range op.Composed.Plan.Instances {
 			if in.Gate != nil {
 				gates[in.Gate.ID] = in.Gate.Options
@@ -35,8 +43,11 @@ func checkDecisions(ops []intentOp, approvals []approvalModel, interventions []i
 		p := path.Root("approvals").AtListIndex(i)
 		opts, ok := gates[strOr(a.Gate, "")]
 		if !ok {
+			opts, ok = later[strOr(a.Gate, "")]
+		}
+		if !ok {
 			addAttrError(diags, p.AtName("gate"), "Unknown gate",
-				fmt.Sprintf("the plan has no gate %q; gates in this plan: %s. Remove the approval or name one of them.", strOr(a.Gate, ""), listOrNone(sortedKeys(gates))))
+				fmt.Sprintf("neither the plan nor the pack has a gate %q; gates in this plan: %s. Remove the approval or name one of them.", strOr(a.Gate, ""), listOrNone(sortedKeys(gates))))
 			continue
 		}
 		if !slices.Contains(opts, strOr(a.Option, "")) {

@@ -88,7 +88,7 @@ resource "cp_kubernetes_cluster" "c" {
 		{"bad mirror", cluster(`registry_mirrors = ["mirror.local"]`), `(?s)registry_mirrors\[0\]: "mirror.local" is not an http\(s\) URL`},
 		{"own-attribute parameter", cluster(`parameters = { cni = "cilium" }`), `(?s)parameters\["cni"\]: set cni with the resource's own attribute`},
 		{"unknown parameter", cluster(`parameters = { colour = "blue" }`), `(?s)Invalid parameters.*colour`},
-		{"unknown gate", cluster(`approvals = [{ gate = "approve-everything", option = "yes" }]`), `(?s)approvals\[0\].gate: the plan has no gate "approve-everything"`},
+		{"unknown gate", cluster(`approvals = [{ gate = "approve-everything", option = "yes" }]`), `(?s)approvals\[0\].gate: neither the plan nor the pack has a gate\s+"approve-everything"`},
 		{"patch on unknown job", cluster(`plan_patches = [{
     author  = "alice"
     reason  = "r"

@@ -1,0 +1,124 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+)
+
+func clusterHCL(masters, workers, extra string) string {
+	return fmt.Sprintf(`
+resource "cp_kubernetes_cluster" "prod" {
+  name                     = "prod-k8s"
+  region                   = "eu-central"
+  require_ha_control_plane = true
+  cni                      = "calico"
+  container_runtime        = "containerd"
+  storage                  = "longhorn"
+  masters                  = %s
+  workers                  = %s
+  %s
+}
+`, masters, workers, extra)
+}
+
+// Seed scenario 1 through OpenTofu against real SSH test hosts: create ->
+// empty plan -> add a worker -> remove it behind the destructive gate ->
+// upgrade -> import by a master's address -> empty plan.
+func TestAccKubernetesCluster_lifecycle(t *testing.T) {
+	testAccPreCheck(t)
+	c := accHosts(t, "prod-k8s", "master-1", "master-2", "master-3", "worker-1", "worker-2", "worker-3", "worker-4", "worker-5", "worker-6")
+	prov := accProvider(c, "")
+	masters := nodesHCL(c, "master-1", "master-2", "master-3")
+	five := nodesHCL(c, "worker-1", "worker-2", "worker-3", "worker-4", "worker-5")
+	six := nodesHCL(c, "worker-1", "worker-2", "worker-3", "worker-4", "worker-5", "worker-6")
+	m1, _ := c.Host("master-1")
+	addr := "cp_kubernetes_cluster.prod"
+	status := func(want string) statecheck.StateCheck {
+		return statecheck.ExpectKnownValue(addr, tfjsonpath.New("operation").AtMapKey("status"), knownvalue.StringExact(want))
+	}
+	upgraded := `kubernetes_version = "1.32.0"`
+	removal := `approvals = [{ gate = "confirm-node-removal", option = "remove node" }, { gate = "approve-upgrade", option = "upgrade" }]`
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: prov + clusterHCL(masters, five, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("plan_summary"), knownvalue.StringRegexp(regexp.MustCompile(`(?s)kubernetes.create@1.0.0.*Join workers`))),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					status("Completed"),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("operation").AtMapKey("phases_done"), knownvalue.Int64Exact(10)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("health"), knownvalue.StringExact("healthy")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("api_endpoint"), knownvalue.StringExact("https://"+m1.Addr+":6443")),
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					// The kubeconfig is kept by reference, never by value.
+					resource.TestCheckTypeSetElemNestedAttrs(addr, "artifacts.*", map[string]string{"id": "kubeconfig.admin", "sensitivity": "secret", "value": ""}),
+					resource.TestMatchTypeSetElemNestedAttrs(addr, "artifacts.*", map[string]*regexp.Regexp{"id": regexp.MustCompile(`^kubeconfig\.admin$`), "ref": regexp.MustCompile(`^master-1:/`)}),
+					resource.TestMatchTypeSetElemNestedAttrs(addr, "evidence.*", map[string]*regexp.Regexp{"instance": regexp.MustCompile(`^verify-cluster`), "passed": regexp.MustCompile(`^true$`)}),
+					resource.TestCheckNoResourceAttr(addr, "kubeconfig"),
+				),
+			},
+			{
+				// Adding a worker plans add_node for just that host.
+				Config: prov + clusterHCL(masters, six, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("plan_summary"), knownvalue.StringRegexp(regexp.MustCompile(`kubernetes.add_node@1.0.0`))),
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("plan"), knownvalue.StringRegexp(regexp.MustCompile(`join-worker\[worker-6\]`))),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{status("Completed")},
+				Check:             resource.TestCheckResourceAttr(addr, "operation.action", "add_node"),
+			},
+			{
+				// Removing it plans remove_node behind the destructive gate, approved in HCL.
+				Config: prov + clusterHCL(masters, five, removal),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("plan"), knownvalue.StringRegexp(regexp.MustCompile(`(?s)confirm-node-removal.*drain-node\[worker-6\]`))),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{status("Completed")},
+				Check:             resource.TestCheckResourceAttr(addr, "operation.action", "remove_node"),
+			},
+			{
+				// A version change plans a rolling upgrade.
+				Config: prov + clusterHCL(masters, five, removal+"\n  kubernetes_version = \"1.32.0\""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("plan_summary"), knownvalue.StringRegexp(regexp.MustCompile(`kubernetes.upgrade@1.0.0`))),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{status("Completed")},
+				Check:             resource.TestCheckResourceAttr(addr, "operation.action", "upgrade"),
+			},
+			{
+				ResourceName:                         addr,
+				ImportState:                          true,
+				ImportStateId:                        "prod-k8s@" + m1.Addr,
+				ImportStateVerify:                    true,
+				ImportStateVerifyIdentifierAttribute: "name",
+				ImportStateVerifyIgnore: []string{"plan_summary", "plan", "planned_jobs", "operation", "evidence", "capabilities", "nodes",
+					"health", "timeouts", "approvals", "handle", "artifacts"},
+			},
+			{
+				// After the import, the same intent plans nothing (approvals
+				// are decisions of past operations, not part of the intent).
+				Config:       prov + clusterHCL(masters, five, upgraded),
+				ResourceName: addr, ImportState: true, ImportStateId: "prod-k8s@" + m1.Addr, ImportStatePersist: true,
+			},
+			{
+				Config: prov + clusterHCL(masters, five, upgraded),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+			},
+		},
+	})
+}

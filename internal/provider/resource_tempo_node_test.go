@@ -1,0 +1,128 @@
+package provider
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+)
+
+const s3Policy = `
+  capability_policy = {
+    "object_storage.s3" = {
+      environments = {
+        stage = { allowed_providers = ["shared_minio", "dedicated_minio"], default_provider = "shared_minio" }
+        prod  = { allowed_providers = ["aws_s3", "dedicated_minio"], require_approval = true, approval_roles = ["sre", "platform_admin"] }
+      }
+    }
+  }`
+
+func smallCluster(c interface{}, masters, workers string) string {
+	return `
+resource "cp_kubernetes_cluster" "small" {
+  name    = "small"
+  storage = "none"
+  masters = ` + masters + `
+  workers = ` + workers + `
+}
+`
+}
+
+// Seed scenario 3: in stage an absent S3 is created as a MinIO
+// sub-operation; in prod the same intent stops at an approval gate with
+// instructions, and proceeds once approved in HCL.
+func TestAccTempo_stageAndProd(t *testing.T) {
+	testAccPreCheck(t)
+	c := accHosts(t, "small", "master-1", "worker-1")
+	prov := accProvider(c, s3Policy)
+	cluster := smallCluster(c, nodesHCL(c, "master-1"), nodesHCL(c, "worker-1"))
+	stage := `
+resource "cp_tempo" "stage" {
+  name           = "tracing-stage"
+  environment    = "stage"
+  cluster_handle = cp_kubernetes_cluster.small.handle
+}
+`
+	prod := func(extra string) string {
+		return `
+resource "cp_tempo" "prod" {
+  name           = "tracing-prod"
+  environment    = "prod"
+  cluster_handle = cp_kubernetes_cluster.small.handle
+  ` + extra + `
+}
+`
+	}
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: prov + cluster + stage,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("cp_tempo.stage", tfjsonpath.New("operation").AtMapKey("status"), knownvalue.StringExact("Completed")),
+					statecheck.ExpectKnownValue("cp_tempo.stage", tfjsonpath.New("plan"), knownvalue.StringRegexp(regexp.MustCompile(`(?s)Sub-operations:.*minio.*minio/install-minio.*deploy-tempo`))),
+					statecheck.ExpectKnownValue("cp_tempo.stage", tfjsonpath.New("capabilities").AtSliceIndex(0).AtMapKey("key"), knownvalue.StringExact("observability.tracing")),
+				},
+			},
+			{
+				Config:      prov + cluster + stage + prod(""),
+				ExpectError: regexp.MustCompile(`(?s)stopped at a gate.*approve-dedicated-minio.*required roles: sre, platform_admin.*approvals = \[\{ gate = "approve-dedicated-minio"`),
+			},
+			{
+				Config: prov + cluster + stage + prod(`approvals = [{ gate = "approve-dedicated-minio", option = "create dedicated_minio" }]`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue("cp_tempo.prod", tfjsonpath.New("plan"), knownvalue.StringRegexp(regexp.MustCompile(`approve-dedicated-minio`))),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("cp_tempo.prod", tfjsonpath.New("operation").AtMapKey("status"), knownvalue.StringExact("Completed")),
+				},
+			},
+		},
+	})
+}
+
+// Seed scenario 2 through cp_node: add one worker against the cluster's
+// handle; destroy removes it behind the approved destructive gate.
+func TestAccNode_addAndRemove(t *testing.T) {
+	testAccPreCheck(t)
+	c := accHosts(t, "small", "master-1", "worker-1", "worker-2")
+	w2, _ := c.Host("worker-2")
+	prov := accProvider(c, "")
+	cluster := smallCluster(c, nodesHCL(c, "master-1"), nodesHCL(c, "worker-1"))
+	node := `
+resource "cp_node" "w2" {
+  cluster_handle = cp_kubernetes_cluster.small.handle
+  node           = { name = "worker-2", address = "` + w2.Addr + `" }
+  approvals      = [{ gate = "confirm-node-removal", option = "remove node" }]
+}
+`
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: prov + cluster},
+			{
+				Config: prov + cluster + node,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue("cp_node.w2", tfjsonpath.New("plan_summary"), knownvalue.StringRegexp(regexp.MustCompile(`kubernetes.add_node@1.0.0`))),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("cp_node.w2", tfjsonpath.New("operation").AtMapKey("status"), knownvalue.StringExact("Completed")),
+					statecheck.ExpectKnownValue("cp_node.w2", tfjsonpath.New("id"), knownvalue.StringExact("small/worker-2")),
+				},
+			},
+			{
+				// Destroying the node runs remove_node.
+				Config: prov + cluster,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("cp_node.w2", plancheck.ResourceActionDestroy),
+				}},
+			},
+		},
+	})
+}
