@@ -32,6 +32,8 @@ func tools() map[string]toolFunc {
 		"apt-get":    (*sim).aptGet,
 		"containerd": (*sim).containerd,
 		"crictl":     (*sim).crictl,
+		"curl":       (*sim).curl,
+		"getent":     (*sim).getent,
 		"ctr":        (*sim).ctr,
 		"helm":       (*sim).helm,
 		"kubeadm":    (*sim).kubeadm,

@@ -245,3 +245,13 @@ func readyString(p pod) string {
 }
 
 var _ = fmt.Sprint
+
+// NodeReady reports whether the named node is registered and Ready, as
+// `kubectl get node` would show it.
+func (st *State) NodeReady(name string) bool {
+	n, ok := st.Nodes[name]
+	if !ok {
+		return false
+	}
+	return (&sim{}).nodeReady(st, n)
+}

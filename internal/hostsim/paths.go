@@ -37,6 +37,8 @@ type HostConfig struct {
 func Shadows() []string {
 	return []string{
 		"/usr/local/bin/apt-get",
+		"/usr/local/bin/curl",
+		"/usr/local/bin/getent",
 		"/usr/local/bin/systemctl",
 		"/usr/local/sbin/apt-get",
 		"/usr/local/sbin/modprobe",

@@ -57,20 +57,66 @@ func (s *sim) containerd(args []string) int {
 	return s.fail(1, "cp-hostsim containerd: only `containerd config default` and `containerd --version` are simulated; the daemon runs via systemctl start containerd")
 }
 
-// ctr emulates `ctr version` and `ctr images ls|pull`.
+// ctr emulates `ctr version`, `ctr plugins ls` and `ctr images ls|pull`.
+// Like the real one it talks to containerd's socket, which needs root and
+// a running containerd.
 func (s *sim) ctr(args []string) int {
 	p := parseFlags(args, "n", "namespace", "address", "a")
+	const sock = "/run/containerd/containerd.sock"
+	var hs *HostState
+	_ = s.st.view(func(st *State) error { hs = st.host(s.host.Host); return nil })
+	down := func() int {
+		return s.fail(1, "ctr: failed to dial %q: context deadline exceeded: connection error: desc = \"transport: error while dialing: dial unix %s: connect: no such file or directory\"", sock, sock)
+	}
+	active := false
+	if svc := hs.Services["containerd.service"]; svc != nil && svc.Active {
+		active = true
+	}
+	if active && s.euid != 0 && p.arg(0) != "--version" {
+		return s.fail(1, "ctr: failed to dial %q: connection error: desc = \"transport: error while dialing: dial unix %s: connect: permission denied\"", sock, sock)
+	}
 	switch p.arg(0) {
 	case "version":
-		s.printf("Client:\n  Version:  v%s\n\nServer:\n  Version:  v%s\n", containerdVersion, containerdVersion)
+		s.printf("Client:\n  Version:  v%s\n  Revision: 7f7fdf5fed64eb6a7caf99b3e12efcf9d60e311c\n  Go version: go1.22.7\n\n", containerdVersion)
+		if !active {
+			return down()
+		}
+		s.printf("Server:\n  Version:  v%s\n  Revision: 7f7fdf5fed64eb6a7caf99b3e12efcf9d60e311c\n  UUID: %s\n", containerdVersion, shortHash(s.host.Host))
+		return 0
+	case "--version", "-v":
+		s.printf("ctr github.com/containerd/containerd v%s\n", containerdVersion)
+		return 0
+	case "plugins", "plugin":
+		if sub := p.arg(1); sub != "" && sub != "ls" && sub != "list" {
+			return s.fail(1, "cp-hostsim ctr plugins: only ls is simulated")
+		}
+		if !active {
+			return down()
+		}
+		rows := [][]string{
+			{"io.containerd.content.v1", "content", "-", "ok"},
+			{"io.containerd.snapshotter.v1", "overlayfs", "linux/amd64", "ok"},
+			{"io.containerd.metadata.v1", "bolt", "-", "ok"},
+			{"io.containerd.runtime.v2", "task", "linux/amd64", "ok"},
+			{"io.containerd.grpc.v1", "containers", "-", "ok"},
+			{"io.containerd.grpc.v1", "images", "-", "ok"},
+		}
+		// A plugin listed in disabled_plugins is not loaded at all.
+		if !hs.CRIDisabled {
+			rows = append(rows, []string{"io.containerd.grpc.v1", "cri", "linux/amd64", "ok"})
+		}
+		s.printf("%s", table([]string{"TYPE", "ID", "PLATFORMS", "STATUS"}, rows, false))
 		return 0
 	case "images", "image", "i":
+		if !active {
+			return down()
+		}
 		if p.arg(1) == "pull" {
 			return s.crictl([]string{"pull", p.arg(2)})
 		}
 		return s.crictl([]string{"images"})
 	}
-	return s.fail(1, "cp-hostsim ctr: only version and images ls|pull are simulated")
+	return s.fail(1, "cp-hostsim ctr: only version, plugins ls and images ls|pull are simulated")
 }
 
 // crictl emulates crictl info, version, pull, images and ps.

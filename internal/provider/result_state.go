@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"fmt"
 	"sort"
 	"time"
 
@@ -86,6 +87,14 @@ func operationObject(action string, op *protocol.Operation, plan *protocol.Plan,
 		}
 	}
 	var timeline []string
+	// The plan patches applied, with author, reason and approver.
+	for _, pp := range plan.Patches {
+		approver := pp.Approval.ApprovedBy
+		if approver == "" {
+			approver = "(no approval required)"
+		}
+		timeline = append(timeline, fmt.Sprintf("plan patch %s by %s, approved by %s: %s", orDash(pp.ID), pp.Author, approver, pp.Reason))
+	}
 	var started, finished time.Time
 	for _, e := range op.Timeline {
 		if started.IsZero() {

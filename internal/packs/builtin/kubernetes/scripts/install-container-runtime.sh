@@ -29,10 +29,17 @@ systemctl enable --now containerd
 if [[ "$before" != "$(sha256sum "$conf")" ]]; then
   systemctl restart containerd
 fi
+# crictl comes with kubeadm (cri-tools); until then ask containerd itself
+# whether it answers and loaded its CRI plugin, which kubeadm needs.
 for _ in $(seq 1 30); do
-  crictl info >/dev/null 2>&1 && break
+  ctr version >/dev/null 2>&1 && break
   sleep 2
 done
-crictl info >/dev/null
+ctr version >/dev/null
+cri=$(ctr plugins ls | awk '$2 == "cri" {print $4}')
+[[ "$cri" == ok ]] || {
+  echo "install-container-runtime on $CP_HOST: containerd runs without its CRI plugin (status \"${cri:-not loaded}\"); remove \"cri\" from disabled_plugins in /etc/containerd/config.toml" >&2
+  exit 1
+}
 cp "$conf" "$CP_OUTPUT_DIR/containerd_config_snapshot"
 echo "install-container-runtime: containerd active on $CP_HOST"
