@@ -131,10 +131,19 @@ func (s *sim) helmVerb(st *State, p flags) int {
 			st.Namespaces = append(st.Namespaces, ns)
 			sort.Strings(st.Namespaces)
 		}
+		rel := &Release{Name: name, Namespace: ns, Chart: chart, Version: p.get("version"), Revision: 1}
+		if exists {
+			rel.Revision = r.Revision + 1
+		}
+		objs := releaseObjects(rel, s.now())
+		if chartBase(chart) == "cilium" {
+			// The agents run on the host network and make the nodes Ready.
+			st.CNI = "cilium"
+		}
 		if p.has("wait") || p.has("atomic") {
-			ready := false
-			for _, n := range sortedNodes(st) {
-				ready = ready || s.nodeReady(st, n)
+			ready := true
+			for _, o := range objs {
+				ready = ready && s.objectReady(st, o)
 			}
 			if !ready {
 				if exists {
@@ -159,6 +168,7 @@ func (s *sim) helmVerb(st *State, p flags) int {
 				s.printf("Release %q does not exist. Installing it now.\n", name)
 			}
 		}
+		st.setReleaseObjects(key, objs)
 		s.helmStatus(r)
 		return 0
 	case "uninstall", "delete":
@@ -167,6 +177,7 @@ func (s *sim) helmVerb(st *State, p flags) int {
 				return s.fail(1, "Error: uninstall: Release not loaded: %s: release: not found", name)
 			}
 			delete(st.Releases, ns+"/"+name)
+			st.setReleaseObjects(ns+"/"+name, nil)
 			s.printf("release %q uninstalled\n", name)
 		}
 		return 0

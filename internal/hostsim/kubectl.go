@@ -3,9 +3,6 @@ package hostsim
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/url"
-	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -116,10 +113,9 @@ func (s *sim) kubectlVerb(st *State, verb string, p flags) int {
 	case "cluster-info":
 		s.printf("Kubernetes control plane is running at https://%s\nCoreDNS is running at https://%s/api/v1/namespaces/kube-system/services/kube-dns:dns/proxy\n\nTo further debug and diagnose cluster problems, use 'kubectl cluster-info dump'.\n", st.API.Endpoint, st.API.Endpoint)
 		return 0
-	case "apply", "create":
-		if verb == "create" && resourceKind(p.arg(1)) == "namespaces" {
-			return s.createNamespace(st, p.arg(2))
-		}
+	case "create":
+		return s.kubectlCreate(st, p)
+	case "apply":
 		return s.kubectlApply(st, p, verb)
 	case "delete":
 		return s.kubectlDelete(st, p)
@@ -142,16 +138,6 @@ func (s *sim) kubectlVerb(st *State, verb string, p flags) int {
 		return s.kubectlLabelTaint(st, verb, p)
 	}
 	return s.fail(1, "cp-hostsim kubectl: %q is not simulated; see internal/hostsim/README.md", verb)
-}
-
-func (s *sim) createNamespace(st *State, name string) int {
-	if slices.Contains(st.Namespaces, name) {
-		return s.fail(1, "Error from server (AlreadyExists): namespaces %q already exists", name)
-	}
-	st.Namespaces = append(st.Namespaces, name)
-	sort.Strings(st.Namespaces)
-	s.printf("namespace/%s created\n", name)
-	return 0
 }
 
 func (s *sim) kubectlLabelTaint(st *State, verb string, p flags) int {
@@ -219,111 +205,44 @@ func cniOf(source string) string {
 	return ""
 }
 
-func (s *sim) kubectlApply(st *State, p flags, verb string) int {
-	files := p.all("f", "filename")
-	if len(files) == 0 {
-		return s.fail(1, "error: must specify one of -f and -k")
-	}
-	for _, f := range files {
-		var data []byte
-		switch {
-		case f == "-":
-			b, err := io.ReadAll(s.stdin)
-			if err != nil {
-				return s.fail(1, "error: read stdin: %v", err)
-			}
-			data = b
-		case strings.HasPrefix(f, "http://") || strings.HasPrefix(f, "https://"):
-			u, _ := url.Parse(f)
-			_ = applyDNS(st, s.host.Host, s.root)
-			if broken, ns := dnsBroken(st, s.host.Host, s.root); broken {
-				return s.fail(1, "error: unable to read URL %q, server reported %s, status code=0: Get %q: dial tcp: lookup %s on %s:53: i/o timeout", f, "", f, u.Hostname(), ns)
-			}
-		default:
-			b, err := s.readHostFile(f)
-			if err != nil {
-				return s.fail(1, "error: the path %q does not exist", f)
-			}
-			data = b
-		}
-		objs := manifestObjects(data)
-		cni := cniOf(f)
-		if cni == "" {
-			cni = cniOf(string(data[:min(len(data), 4096)]))
-			if len(objs) > 0 && !strings.Contains(string(data), "DaemonSet") {
-				cni = ""
-			}
-		}
-		if len(objs) == 0 {
-			objs = cniObjects(cni, path.Base(f))
-		}
-		for _, o := range objs {
-			action := "created"
-			for _, m := range st.Manifests {
-				if slices.Contains(m.Objects, o) {
-					action = "unchanged"
-					if verb == "create" {
-						return s.fail(1, "Error from server (AlreadyExists): error when creating %q: %s already exists", f, o)
-					}
-				}
-			}
-			if strings.HasPrefix(o, "namespace/") && !slices.Contains(st.Namespaces, strings.TrimPrefix(o, "namespace/")) {
-				st.Namespaces = append(st.Namespaces, strings.TrimPrefix(o, "namespace/"))
-				sort.Strings(st.Namespaces)
-			}
-			s.printf("%s %s\n", o, action)
-		}
-		if cni != "" {
-			st.CNI = cni
-		}
-		st.Manifests = append(st.Manifests, Manifest{Source: f, CNI: cni, Objects: objs, At: s.now()})
-	}
-	return 0
-}
-
-// manifestObjects lists "kind/name" of the objects in a YAML stream.
-func manifestObjects(data []byte) []string {
-	var out []string
-	dec := yaml.NewDecoder(strings.NewReader(string(data)))
-	for {
-		var doc map[string]any
-		if err := dec.Decode(&doc); err != nil {
-			break
-		}
-		kind, _ := doc["kind"].(string)
-		name := str(doc, "metadata", "name")
-		if kind == "" || name == "" {
-			continue
-		}
-		group := ""
-		if api, _ := doc["apiVersion"].(string); strings.Contains(api, "/") {
-			group = "." + strings.Split(api, "/")[0]
-		}
-		out = append(out, strings.ToLower(kind)+group+"/"+name)
-	}
-	return out
-}
-
-func cniObjects(cni, file string) []string {
-	switch cni {
-	case "calico":
-		return []string{"serviceaccount/calico-node", "configmap/calico-config", "daemonset.apps/calico-node", "deployment.apps/calico-kube-controllers"}
-	case "cilium":
-		return []string{"serviceaccount/cilium", "configmap/cilium-config", "daemonset.apps/cilium", "deployment.apps/cilium-operator"}
-	case "flannel":
-		return []string{"namespace/kube-flannel", "serviceaccount/flannel", "configmap/kube-flannel-cfg", "daemonset.apps/kube-flannel-ds"}
-	}
-	return []string{"configmap/" + strings.TrimSuffix(strings.TrimSuffix(file, ".yaml"), ".yml")}
-}
-
 func (s *sim) kubectlDelete(st *State, p flags) int {
 	if files := p.all("f", "filename"); len(files) > 0 {
 		for _, f := range files {
+			var docs []map[string]any
+			if strings.HasPrefix(f, "http://") || strings.HasPrefix(f, "https://") {
+				docs = knownManifest(cniOf(f))
+			} else if b, err := s.readHostFile(f); err == nil {
+				docs, _ = decodeManifests(b)
+			} else {
+				return s.fail(1, "error: the path %q does not exist", f)
+			}
+			for _, doc := range docs {
+				meta, _ := doc["metadata"].(map[string]any)
+				name, _ := meta["name"].(string)
+				ns := firstNonEmpty(fmt.Sprint(meta["namespace"]), s.namespace(p))
+				if meta["namespace"] == nil {
+					ns = s.namespace(p)
+				}
+				api, _ := doc["apiVersion"].(string)
+				kind, _ := doc["kind"].(string)
+				r := resForKind(api, kind)
+				if kind == "Namespace" {
+					if slices.Contains(st.Namespaces, name) {
+						st.Namespaces = slices.DeleteFunc(st.Namespaces, func(n string) bool { return n == name })
+						st.deleteNamespaceObjects(name)
+						s.printf("namespace %q deleted\n", name)
+					}
+					continue
+				}
+				if o := st.Objects[objKey(r, ns, name)]; o != nil {
+					delete(st.Objects, objKey(r, ns, name))
+					s.printf("%s %q deleted\n", r.ref(), name)
+				} else if !p.has("ignore-not-found") {
+					s.fail(0, "Error from server (NotFound): error when deleting %q: %s %q not found", f, r.qualified(), name)
+				}
+			}
 			for i, m := range st.Manifests {
 				if m.Source == f {
-					for _, o := range m.Objects {
-						s.printf("%s \"%s\" deleted\n", strings.Split(o, "/")[0], strings.Split(o, "/")[1])
-					}
 					if m.CNI != "" && m.CNI == st.CNI {
 						st.CNI = ""
 					}
@@ -334,8 +253,13 @@ func (s *sim) kubectlDelete(st *State, p flags) int {
 		}
 		return 0
 	}
-	kind := resourceKind(p.arg(1))
-	for _, name := range p.pos[2:] {
+	kindArg, nameArg, _ := strings.Cut(p.arg(1), "/")
+	kind := resourceKind(kindArg)
+	names := p.pos[2:]
+	if nameArg != "" {
+		names = []string{nameArg}
+	}
+	for _, name := range names {
 		switch kind {
 		case "nodes":
 			if _, ok := st.Nodes[name]; !ok {
@@ -348,12 +272,18 @@ func (s *sim) kubectlDelete(st *State, p flags) int {
 			s.printf("node %q deleted\n", name)
 		case "namespaces":
 			if !slices.Contains(st.Namespaces, name) {
+				if p.has("ignore-not-found") {
+					continue
+				}
 				return s.fail(1, "Error from server (NotFound): namespaces %q not found", name)
 			}
 			st.Namespaces = slices.DeleteFunc(st.Namespaces, func(n string) bool { return n == name })
+			st.deleteNamespaceObjects(name)
 			s.printf("namespace %q deleted\n", name)
+		case "pods":
+			return s.fail(1, "cp-hostsim kubectl delete: pods are derived from nodes and workloads; deleting them is not simulated")
 		default:
-			return s.fail(1, "cp-hostsim kubectl delete: %s is not simulated (nodes, namespaces, -f FILE)", p.arg(1))
+			return s.kubectlDeleteObjects(st, p, kindArg, names)
 		}
 	}
 	return 0
@@ -456,7 +386,8 @@ func (s *sim) kubectlGet(st *State, p flags) int {
 			}
 		}
 	default:
-		return s.fail(1, "cp-hostsim kubectl get: resource %q is not simulated (nodes, pods, namespaces, --raw)", p.arg(1))
+		kindArg, _, _ := strings.Cut(target, "/")
+		return s.kubectlGetObjects(st, p, kindArg, names)
 	}
 	return s.printObjects(p, kind, header, rows, items, len(names) == 1)
 }
@@ -495,6 +426,9 @@ func (s *sim) printObjects(p flags, kind string, header []string, rows [][]strin
 		singular := strings.TrimSuffix(kind, "s")
 		if kind == "namespaces" {
 			singular = "namespace"
+		}
+		if r, ok := lookupRes(kind); ok {
+			singular = r.ref()
 		}
 		for _, it := range items {
 			s.printf("%s/%s\n", singular, str(it, "metadata", "name"))
@@ -585,7 +519,7 @@ func (s *sim) kubectlWait(p flags, verb string) int {
 				return nil
 			}
 			if verb == "rollout" {
-				done, msg = s.rolloutDone(st, p)
+				done, msg, fail = s.rolloutDone(st, p)
 			} else {
 				done, msg, fail = s.waitDone(st, p)
 			}
@@ -621,7 +555,8 @@ func (s *sim) waitDone(st *State, p flags) (bool, string, string) {
 		names = []string{name}
 	}
 	if kind != "nodes" && kind != "pods" {
-		return false, "", "cp-hostsim kubectl wait: only nodes and pods are simulated"
+		kindArg, _, _ := strings.Cut(target, "/")
+		return s.waitObjects(st, p, kindArg, names)
 	}
 	if !strings.EqualFold(cond, "condition=Ready") && cond != "delete" {
 		return false, "", fmt.Sprintf("cp-hostsim kubectl wait: --for=%s is not simulated (condition=Ready, delete)", cond)
@@ -679,18 +614,14 @@ func (s *sim) waitDone(st *State, p flags) (bool, string, string) {
 	return true, ok.String(), ""
 }
 
-func (s *sim) rolloutDone(st *State, p flags) (bool, string) {
-	target := firstNonEmpty(p.arg(2), p.arg(1))
-	_, name, _ := strings.Cut(target, "/")
-	ready := false
-	for _, n := range sortedNodes(st) {
-		ready = ready || s.nodeReady(st, n)
+func (s *sim) rolloutDone(st *State, p flags) (bool, string, string) {
+	if p.arg(1) != "status" {
+		return false, "", fmt.Sprintf("cp-hostsim kubectl rollout %s: only status is simulated", p.arg(1))
 	}
-	if !ready {
-		return false, ""
+	target := p.arg(2)
+	done, msg, fail := s.rolloutObject(st, p, target)
+	if !done && fail == "" {
+		msg = target
 	}
-	if strings.HasPrefix(target, "ds/") || strings.HasPrefix(target, "daemonset") {
-		return true, fmt.Sprintf("daemon set %q successfully rolled out\n", name)
-	}
-	return true, fmt.Sprintf("deployment %q successfully rolled out\n", name)
+	return done, msg, fail
 }

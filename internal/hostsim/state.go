@@ -15,12 +15,15 @@ type State struct {
 	Cluster string `json:"cluster"`
 	// CA signs the cluster's kubeconfigs; every kubeadm init creates a
 	// new one, so a kubeconfig from an earlier cluster is refused.
-	CA             *CA                   `json:"ca,omitempty"`
-	API            *APIServer            `json:"api_server,omitempty"`
-	Nodes          map[string]*Node      `json:"nodes,omitempty"`
-	CNI            string                `json:"cni,omitempty"`
-	Namespaces     []string              `json:"namespaces,omitempty"`
-	Manifests      []Manifest            `json:"manifests,omitempty"`
+	CA         *CA              `json:"ca,omitempty"`
+	API        *APIServer       `json:"api_server,omitempty"`
+	Nodes      map[string]*Node `json:"nodes,omitempty"`
+	CNI        string           `json:"cni,omitempty"`
+	Namespaces []string         `json:"namespaces,omitempty"`
+	Manifests  []Manifest       `json:"manifests,omitempty"`
+	// Objects are the API objects other than nodes, pods and namespaces,
+	// keyed by resource/namespace/name.
+	Objects        map[string]*Object    `json:"objects,omitempty"`
 	Releases       map[string]*Release   `json:"releases,omitempty"` // key namespace/name
 	Tokens         []Token               `json:"tokens,omitempty"`
 	CertificateKey string                `json:"certificate_key,omitempty"`

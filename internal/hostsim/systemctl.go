@@ -1,7 +1,9 @@
 package hostsim
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -52,8 +54,10 @@ func (s *sim) unitState(hs *HostState, unit string) string {
 		return "inactive"
 	}
 	if unit == "kubelet.service" {
-		// kubelet crash-loops until kubeadm wrote its configuration.
-		if _, err := os.Stat(s.path("/var/lib/kubelet/config.yaml")); err != nil {
+		// kubelet crash-loops until kubeadm wrote its configuration. A
+		// caller without root may not see into /var/lib/kubelet (0700):
+		// only a file known to be absent counts.
+		if _, err := os.Stat(s.path("/var/lib/kubelet/config.yaml")); errors.Is(err, fs.ErrNotExist) {
 			return "activating"
 		}
 	}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs kubeadm, kubelet and kubectl of kubernetes_version from
-# pkgs.k8s.io and holds them; installs open-iscsi when storage is longhorn.
+# pkgs.k8s.io and holds them; installs open-iscsi when storage is longhorn
+# and Helm (from its apt repository) on masters.
 set -euo pipefail
 
 export DEBIAN_FRONTEND=noninteractive
@@ -23,6 +24,15 @@ if [[ "$current" != "v$version" ]]; then
   apt-get install -y --allow-change-held-packages \
     "kubeadm=$version-*" "kubelet=$version-*" "kubectl=$version-*"
   apt-mark hold kubeadm kubelet kubectl
+fi
+# Masters run the cluster's Helm releases (storage, cilium, workload packs).
+if [[ "$CP_HOST_ROLE" == master ]] && ! command -v helm >/dev/null; then
+  helm_keyring=/usr/share/keyrings/helm.gpg
+  curl -fsSL https://packages.buildkite.com/helm-linux/helm-debian/gpgkey | gpg --dearmor --yes -o "$helm_keyring"
+  echo "deb [signed-by=$helm_keyring] https://packages.buildkite.com/helm-linux/helm-debian/any/ any main" \
+    >/etc/apt/sources.list.d/helm-stable-debian.list
+  apt-get update
+  apt-get install -y helm
 fi
 if [[ "$CP_PARAM_STORAGE" == longhorn ]]; then
   apt-get install -y open-iscsi

@@ -1,0 +1,285 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/intentops/terraform-provider-cp/internal/protocol"
+	"github.com/intentops/terraform-provider-cp/internal/testhosts"
+	"github.com/intentops/terraform-provider-cp/internal/transport"
+	cpssh "github.com/intentops/terraform-provider-cp/internal/transport/ssh"
+)
+
+// The fan-out bench of the issue: N hosts (CP_BENCH_HOSTS, 50), 20 short
+// jobs per host, each with evidence, parallelism 50. It compares the
+// engine's wall time with the ideal and with ansible-playbook running the
+// same commands. Run it with internal/engine/bench/fanout.sh.
+
+const fanoutJobs = 20
+
+// fanoutWork is job k's work and its evidence, as shell text over the
+// run directory $D.
+func fanoutWork(k int) (script, evidence string) {
+	return fmt.Sprintf(`mkdir -p "$D" && echo done >"$D/j%02d"`, k), fmt.Sprintf(`cat "$D/j%02d"`, k)
+}
+
+// fanoutPlan: on every host a chain j01 -> j02 -> ... -> j20 (like the
+// tasks of a playbook), every job with one evidence.
+func fanoutPlan(hosts []string, run string) (*protocol.Plan, map[string][]byte) {
+	p := &protocol.Plan{ID: "fanout-" + run, Title: "fan-out bench"}
+	scripts := map[string][]byte{}
+	for _, h := range hosts {
+		p.Intent.Hosts = append(p.Intent.Hosts, protocol.Host{Name: h, Role: protocol.RoleWorker})
+	}
+	var jobs []*protocol.Job
+	for k := 1; k <= fanoutJobs; k++ {
+		work, ev := fanoutWork(k)
+		path := fmt.Sprintf("scripts/j%02d.sh", k)
+		scripts[path] = []byte("#!/bin/sh\nset -e\nD=\"$CP_PARAM_DIR\"\n" + work + "\n")
+		j := &protocol.Job{ID: fmt.Sprintf("j%02d", k), Title: fmt.Sprintf("job %d", k), Script: path,
+			Outputs:  protocol.Outputs{Evidence: []protocol.Evidence{{ID: fmt.Sprintf("j%02d_done", k), Command: `D="$CP_PARAM_DIR"; ` + ev, Expected: "done"}}},
+			Controls: protocol.Controls{Idempotency: protocol.Idempotency{Key: fmt.Sprintf("j%02d:{node_id}", k)}}}
+		jobs = append(jobs, j)
+	}
+	for _, h := range hosts {
+		prev := ""
+		for _, j := range jobs {
+			in := newInst(j, "fanout", h)
+			in.Pack = "fanout@1.0.0"
+			in.Params = map[string]string{"dir": "/var/tmp/cp-fanout/" + run}
+			if prev != "" {
+				in.Needs = []string{prev}
+			}
+			prev = in.ID
+			p.Instances = append(p.Instances, in)
+		}
+	}
+	return p, scripts
+}
+
+func fanoutPool(tb testing.TB, c *testhosts.Cluster) *cpssh.Pool {
+	var hosts []cpssh.Host
+	for _, h := range c.Hosts() {
+		hosts = append(hosts, cpssh.Host{Name: h.Name, Address: h.Addr, Port: h.Port, User: h.User,
+			Auth: cpssh.Auth{PrivateKeyPath: h.KeyPath}, HostKey: cpssh.HostKeyCheck{KnownHostsFile: h.KnownHostsPath}})
+	}
+	p, err := cpssh.NewPool(cpssh.Options{}, hosts...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// rawFanout runs every job's work plus evidence as one command per job
+// (what a driver with no bookkeeping at all would send), per host in
+// order, all hosts at once over a warm pool. It returns the wall time and
+// every command's round trip.
+func rawFanout(b *testing.B, pool *cpssh.Pool, hosts []string, run string) (time.Duration, []time.Duration) {
+	var mu sync.Mutex
+	var rtts []time.Duration
+	var wg sync.WaitGroup
+	start := time.Now()
+	for _, h := range hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conn, err := pool.Dial(context.Background(), h)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			for k := 1; k <= fanoutJobs; k++ {
+				work, ev := fanoutWork(k)
+				t0 := time.Now()
+				res, err := conn.Run(context.Background(), transport.Command{Cmd: "D=/var/tmp/cp-fanout/" + run + "; " + work + " && " + ev})
+				d := time.Since(t0)
+				if err != nil || strings.TrimSpace(string(res.Stdout)) != "done" {
+					b.Errorf("raw job %d on %s: %v %q", k, h, err, res.Stdout)
+					return
+				}
+				mu.Lock()
+				rtts = append(rtts, d)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return time.Since(start), rtts
+}
+
+// ansibleFanout runs the same 20 jobs with ansible-playbook: one shell
+// task per job running its work and its evidence, failing unless the
+// evidence prints "done" (forks 50, pipelining, ControlMaster).
+func ansibleFanout(b *testing.B, c *testhosts.Cluster, run string) (time.Duration, error) {
+	bin, err := exec.LookPath("ansible-playbook")
+	if err != nil {
+		return 0, fmt.Errorf("ansible-playbook not found (apt-get install -y ansible-core)")
+	}
+	dir := b.TempDir()
+	var inv strings.Builder
+	inv.WriteString("[bench]\n")
+	for _, h := range c.Hosts() {
+		fmt.Fprintf(&inv, "%s ansible_host=%s ansible_port=%d ansible_user=%s ansible_ssh_private_key_file=%s\n", h.Name, h.Addr, h.Port, h.User, h.KeyPath)
+	}
+	cfg := fmt.Sprintf(`[defaults]
+inventory = %[1]s/inventory.ini
+forks = 50
+gathering = explicit
+host_key_checking = True
+interpreter_python = /usr/bin/python3
+retry_files_enabled = False
+
+[ssh_connection]
+pipelining = True
+ssh_args = -o ControlMaster=auto -o ControlPersist=120s -o UserKnownHostsFile=%[2]s -o StrictHostKeyChecking=yes -o BatchMode=yes
+control_path_dir = %[1]s/cp
+`, dir, c.KnownHostsPath())
+	var pb strings.Builder
+	pb.WriteString("- hosts: bench\n  gather_facts: false\n  tasks:\n")
+	for k := 1; k <= fanoutJobs; k++ {
+		work, ev := fanoutWork(k)
+		fmt.Fprintf(&pb, "    - name: job %d\n      shell: 'D=/var/tmp/cp-fanout/%s; %s && %s'\n      register: r\n      failed_when: r.rc != 0 or r.stdout != 'done'\n",
+			k, run, strings.ReplaceAll(work, "'", "''"), strings.ReplaceAll(ev, "'", "''"))
+	}
+	for name, content := range map[string]string{"inventory.ini": inv.String(), "ansible.cfg": cfg, "playbook.yml": pb.String()} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			return 0, err
+		}
+	}
+	cmd := exec.Command(bin, "playbook.yml")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "ANSIBLE_CONFIG="+filepath.Join(dir, "ansible.cfg"), "SSH_AUTH_SOCK=")
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	d := time.Since(start)
+	if err != nil {
+		return d, fmt.Errorf("ansible-playbook: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "failed=0") {
+		return d, fmt.Errorf("ansible-playbook reported failures:\n%s", out)
+	}
+	return d, nil
+}
+
+// BenchmarkFanOut50x20 needs CP_BENCH_HOSTS (e.g. 50): it starts that many
+// real test hosts, so it never runs by accident under `go test -bench .`.
+// CP_BENCH_ANSIBLE=0 leaves Ansible out; CP_BENCH_STATE_BECOME=1 keeps the
+// engine's state under /var/lib through sudo.
+func BenchmarkFanOut50x20(b *testing.B) {
+	n, _ := strconv.Atoi(os.Getenv("CP_BENCH_HOSTS"))
+	if n <= 0 {
+		b.Skip("set CP_BENCH_HOSTS=50 (internal/engine/bench/fanout.sh) to run the fan-out bench against real test hosts")
+	}
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("fo-%02d", i+1)
+	}
+	c := testhosts.Require(b, testhosts.Options{Names: names, StartTimeout: 2 * time.Minute})
+	const parallelism = 50
+
+	// Round trip of one job's work plus evidence as a single command, on
+	// an idle host over a warm connection; then all hosts at once.
+	warm := fanoutPool(b, c)
+	conn, err := warm.Dial(context.Background(), names[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	var idle []time.Duration
+	for i := range 30 {
+		work, ev := fanoutWork(1 + i%fanoutJobs)
+		t0 := time.Now()
+		if _, err := conn.Run(context.Background(), transport.Command{Cmd: "D=/var/tmp/cp-fanout/idle; " + work + " && " + ev}); err != nil {
+			b.Fatal(err)
+		}
+		idle = append(idle, time.Since(t0))
+	}
+	dialStart := time.Now()
+	var wg sync.WaitGroup
+	for _, h := range names {
+		wg.Add(1)
+		go func() { defer wg.Done(); _, _ = warm.Dial(context.Background(), h) }()
+	}
+	wg.Wait()
+	dialAll := time.Since(dialStart)
+	rawWall, loaded := rawFanout(b, warm, names, "raw")
+	_ = warm.Close()
+
+	rounds := (n*fanoutJobs + parallelism - 1) / parallelism
+	idealIdle := time.Duration(rounds) * median(idle)
+	idealLoaded := time.Duration(rounds) * median(loaded)
+
+	var engineTimes []time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		run := fmt.Sprintf("engine-%d", i)
+		plan, scripts := fanoutPlan(names, run)
+		pool := fanoutPool(b, c)
+		// The login user owns a StateDir under /var/tmp, so the engine
+		// needs no sudo, like the Ansible play (no become);
+		// CP_BENCH_STATE_BECOME=1 keeps the state under /var/lib via sudo.
+		stateDir, become := "/var/tmp/cp-fanout-state-"+run, false
+		if os.Getenv("CP_BENCH_STATE_BECOME") == "1" {
+			stateDir, become = "/var/lib/cp-fanout-"+run, true
+		}
+		eng := New(Config{Dialer: pool, Parallelism: parallelism, PerHost: 4, StateBecome: become, StateDir: stateDir,
+			Scripts: func(pack, p string) ([]byte, error) { return scripts[p], nil }})
+		start := time.Now()
+		res, err := eng.Run(context.Background(), plan, RunInput{})
+		d := time.Since(start)
+		_ = pool.Close()
+		if err != nil || res.Operation.Status != protocol.StatusCompleted {
+			b.Fatalf("engine run: %v %s: %v", err, res.Operation.Status, res.Err())
+		}
+		engineTimes = append(engineTimes, d)
+	}
+	b.StopTimer()
+	engine := median(engineTimes)
+
+	var ansible time.Duration
+	if os.Getenv("CP_BENCH_ANSIBLE") != "0" {
+		if ansible, err = ansibleFanout(b, c, "ansible"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(engine.Seconds(), "engine-s")
+	b.ReportMetric(idealLoaded.Seconds(), "ideal-s")
+	b.ReportMetric(engine.Seconds()/idealLoaded.Seconds(), "x-ideal")
+	if ansible > 0 {
+		b.ReportMetric(ansible.Seconds(), "ansible-s")
+		b.ReportMetric(ansible.Seconds()/engine.Seconds(), "x-faster-than-ansible")
+	}
+	w := os.Stdout
+	fmt.Fprintf(w, "\nfan-out: %d hosts x %d jobs (each with evidence), parallelism %d, %d rounds\n", n, fanoutJobs, parallelism, rounds)
+	fmt.Fprintf(w, "  single job command (work+evidence) round trip, idle host:   median %v\n", median(idle).Round(time.Microsecond))
+	fmt.Fprintf(w, "  the same, all %d hosts at once (raw pool driver):           median %v, wall %v\n", n, median(loaded).Round(time.Microsecond), rawWall.Round(time.Millisecond))
+	fmt.Fprintf(w, "  dialing all hosts at once:                                    %v\n", dialAll.Round(time.Millisecond))
+	fmt.Fprintf(w, "%-44s %10s %10s\n", "", "wall", "vs ideal")
+	row := func(name string, d time.Duration) {
+		fmt.Fprintf(w, "%-44s %9.2fs %9.2fx\n", name, d.Seconds(), d.Seconds()/idealLoaded.Seconds())
+	}
+	row("ideal, loaded (rounds x loaded median RTT)", idealLoaded)
+	row("ideal, idle (rounds x idle median RTT)", idealIdle)
+	row("raw pool driver (1 command per job)", rawWall)
+	for i, d := range engineTimes {
+		row(fmt.Sprintf("engine run %d (cold pool, markers, evidence)", i+1), d)
+	}
+	if ansible > 0 {
+		row("ansible-playbook (forks 50, pipelining)", ansible)
+		fmt.Fprintf(w, "engine is %.2fx faster than Ansible\n", ansible.Seconds()/engine.Seconds())
+	}
+}
