@@ -44,13 +44,14 @@ func TestAccKubernetesCluster_lifecycle(t *testing.T) {
 		return statecheck.ExpectKnownValue(addr, tfjsonpath.New("operation").AtMapKey("status"), knownvalue.StringExact(want))
 	}
 	upgraded := `kubernetes_version = "1.32.0"`
-	removal := `approvals = [{ gate = "confirm-node-removal", option = "remove node" }, { gate = "approve-upgrade", option = "upgrade" }]`
+	deletion := `approvals = [{ gate = "confirm-cluster-deletion", option = "delete cluster" }]`
+	removal := `approvals = [{ gate = "confirm-node-removal", option = "remove node" }, { gate = "approve-upgrade", option = "upgrade" }, { gate = "confirm-cluster-deletion", option = "delete cluster" }]`
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config: prov + clusterHCL(masters, five, ""),
+				Config: prov + clusterHCL(masters, five, deletion),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
 					plancheck.ExpectKnownValue(addr, tfjsonpath.New("plan_summary"), knownvalue.StringRegexp(regexp.MustCompile(`(?s)kubernetes.create@1.0.0.*Join workers`))),
@@ -71,7 +72,7 @@ func TestAccKubernetesCluster_lifecycle(t *testing.T) {
 			},
 			{
 				// Adding a worker plans add_node for just that host.
-				Config: prov + clusterHCL(masters, six, ""),
+				Config: prov + clusterHCL(masters, six, deletion),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(addr, tfjsonpath.New("plan_summary"), knownvalue.StringRegexp(regexp.MustCompile(`kubernetes.add_node@1.0.0`))),
@@ -117,6 +118,13 @@ func TestAccKubernetesCluster_lifecycle(t *testing.T) {
 				Config: prov + clusterHCL(masters, five, upgraded),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectEmptyPlan(),
+				}},
+			},
+			{
+				// Approving the deletion gate changes no intent: nothing runs.
+				Config: prov + clusterHCL(masters, five, upgraded+"\n  "+deletion),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("operation").AtMapKey("status"), knownvalue.StringExact("Completed")),
 				}},
 			},
 		},

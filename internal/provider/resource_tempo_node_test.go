@@ -26,6 +26,7 @@ func smallCluster(c interface{}, masters, workers string) string {
 resource "cp_kubernetes_cluster" "small" {
   name    = "small"
   storage = "none"
+  approvals = [{ gate = "confirm-cluster-deletion", option = "delete cluster" }]
   masters = ` + masters + `
   workers = ` + workers + `
 }
@@ -45,6 +46,7 @@ resource "cp_tempo" "stage" {
   name           = "tracing-stage"
   environment    = "stage"
   cluster_handle = cp_kubernetes_cluster.small.handle
+  approvals      = [{ gate = "confirm-tempo-uninstall", option = "uninstall" }]
 }
 `
 	prod := func(extra string) string {
@@ -74,7 +76,7 @@ resource "cp_tempo" "prod" {
 				ExpectError: regexp.MustCompile(`(?s)stopped at a gate.*approve-dedicated-minio.*required roles: sre, platform_admin.*approvals = \[\{ gate = "approve-dedicated-minio"`),
 			},
 			{
-				Config: prov + cluster + stage + prod(`approvals = [{ gate = "approve-dedicated-minio", option = "create dedicated_minio" }]`),
+				Config: prov + cluster + stage + prod(`approvals = [{ gate = "approve-dedicated-minio", option = "create dedicated_minio" }, { gate = "confirm-tempo-uninstall", option = "uninstall" }]`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectKnownValue("cp_tempo.prod", tfjsonpath.New("plan"), knownvalue.StringRegexp(regexp.MustCompile(`approve-dedicated-minio`))),
 				}},
