@@ -56,7 +56,13 @@ func newTofuRun(t *testing.T, config string) *tofuRun {
 }
 
 func (r *tofuRun) cmd(ctx context.Context, logFile string, args ...string) *exec.Cmd {
-	c := exec.CommandContext(ctx, os.Getenv("TF_ACC_TERRAFORM_PATH"), append(args, "-no-color")...)
+	// Options go after the subcommand and before positional arguments.
+	n := 1
+	if args[0] == "state" {
+		n = 2
+	}
+	full := append(append(append([]string(nil), args[:n]...), "-no-color"), args[n:]...)
+	c := exec.CommandContext(ctx, os.Getenv("TF_ACC_TERRAFORM_PATH"), full...)
 	c.Dir = r.dir
 	c.Env = append(append([]string(nil), r.env...), "TF_LOG=DEBUG", "TF_LOG_PATH="+logFile)
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -172,6 +178,23 @@ resource "cp_kubernetes_cluster" "k" {
 		t.Fatalf("plan after resume is not empty (exit %v):\n%s", err, out3)
 	}
 
+	// Import by the address of a master, then the same configuration plans
+	// nothing.
+	m1host, _ := c.Host("master-1")
+	if out, err := r.cmd(ctx, filepath.Join(logs, "rm.log"), "state", "rm", "cp_kubernetes_cluster.k").CombinedOutput(); err != nil {
+		t.Fatalf("state rm: %v\n%s", err, out)
+	}
+	imp, err := r.cmd(ctx, filepath.Join(logs, "import.log"), "import", "cp_kubernetes_cluster.k", "killed@"+m1host.Addr).CombinedOutput()
+	outputs.Write(imp)
+	if err != nil {
+		t.Fatalf("import by a master's address: %v\n%s", err, imp)
+	}
+	replan, err := r.cmd(ctx, filepath.Join(logs, "replan.log"), "plan", "-detailed-exitcode").CombinedOutput()
+	outputs.Write(replan)
+	if err != nil {
+		t.Fatalf("plan after import is not empty (exit %v):\n%s", err, replan)
+	}
+
 	// Nothing tainted.
 	state, err := os.ReadFile(filepath.Join(r.dir, "terraform.tfstate"))
 	if err != nil {
@@ -217,7 +240,7 @@ resource "cp_kubernetes_cluster" "k" {
 		t.Fatalf("found %d secret values to search for; the kubeconfig or the tokens are missing", len(secrets))
 	}
 	haystacks := map[string][]byte{"outputs": outputs.Bytes(), "state": state}
-	for _, f := range []string{"apply1.log", "apply2.log", "plan.log"} {
+	for _, f := range []string{"apply1.log", "apply2.log", "plan.log", "import.log", "replan.log"} {
 		b, _ := os.ReadFile(filepath.Join(logs, f))
 		if len(b) == 0 {
 			t.Fatalf("TF_LOG=DEBUG wrote nothing to %s", f)
