@@ -92,7 +92,7 @@ func (e *env) compose(req planner.Request) *planner.Composed {
 // run runs a plan with a fresh engine over a fresh SSH pool.
 func (e *env) run(plan *protocol.Plan, in engine.RunInput) *engine.Result {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	r := &operation.Runner{Packs: e.cat, Parallelism: 8, PerHost: 2, Actor: "e2e"}
 	if in.OperationID == "" {

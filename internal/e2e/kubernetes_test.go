@@ -223,6 +223,22 @@ func TestKubernetesLifecycle(t *testing.T) {
 		res := e.runCompleted(c.Plan, engine.RunInput{Artifacts: inputArtifacts(arts), Decisions: []protocol.Decision{
 			{Gate: "approve-upgrade", Option: "upgrade", Actor: "alice", Roles: []string{"sre"}}}})
 		arts = mergeArtifacts(arts, res.Artifacts)
+		// Rolling: one node at a time, masters before workers.
+		var prevEnd time.Time
+		for _, job := range []string{"upgrade-control-plane", "upgrade-node"} {
+			for _, in := range res.Instances {
+				if in.Job != job {
+					continue
+				}
+				if in.Status != engine.StatusDone {
+					t.Errorf("%s: %s, want done", in.ID, in.Status)
+				}
+				if in.Started.Before(prevEnd) {
+					t.Errorf("%s started at %s, before the previous node finished (%s)", in.ID, in.Started, prevEnd)
+				}
+				prevEnd = in.Started.Add(in.Duration)
+			}
+		}
 		st := e.simState()
 		if st.API == nil || st.API.Version != "v1.32.2" {
 			t.Errorf("API server version = %+v, want v1.32.2", st.API)

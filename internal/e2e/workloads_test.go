@@ -83,7 +83,7 @@ func (e *env) workloads(step func(string, func(*testing.T)), hosts []protocol.Ho
 			}
 		}
 		ep := artifact(t, res.Artifacts, "object_storage.s3.endpoint")
-		if ep.Value != "http://minio.minio.svc:9000" {
+		if strings.TrimSpace(ep.Value) != "http://minio.minio.svc:9000" {
 			t.Errorf("endpoint = %q", ep.Value)
 		}
 		cred := artifact(t, res.Artifacts, "object_storage.s3.credentials")
@@ -115,7 +115,7 @@ func (e *env) workloads(step func(string, func(*testing.T)), hosts []protocol.Ho
 		params := map[string]string{"namespace": "minio-solo", "release_name": "minio-solo", "bucket": "solo"}
 		c := e.compose(scenarioRequest("minio", "minio-solo", "stage", hosts, params, nil, kc))
 		res := e.runCompleted(c.Plan, engine.RunInput{Artifacts: inputArtifacts(kc)})
-		if ep := artifact(t, res.Artifacts, "object_storage.s3.endpoint"); ep.Value != "http://minio-solo.minio-solo.svc:9000" {
+		if ep := artifact(t, res.Artifacts, "object_storage.s3.endpoint"); strings.TrimSpace(ep.Value) != "http://minio-solo.minio-solo.svc:9000" {
 			t.Errorf("endpoint = %q", ep.Value)
 		}
 		found := false

@@ -1,8 +1,10 @@
 package hostsim
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -24,6 +26,16 @@ func (s *sim) kubectl(args []string) int {
 		return s.kubectlVersion(p)
 	case "":
 		return s.fail(1, "kubectl controls the Kubernetes cluster manager.\n\nUsage:\n  kubectl [flags] [options]")
+	}
+	// Read a manifest from stdin before taking the state lock: the
+	// command writing it (kubectl create --dry-run=client -o yaml | ...)
+	// may itself be waiting for the lock.
+	if slices.Contains(p.all("f", "filename"), "-") {
+		b, err := io.ReadAll(s.stdin)
+		if err != nil {
+			return s.fail(1, "error: read stdin: %v", err)
+		}
+		s.stdin = bytes.NewReader(b)
 	}
 	code := 0
 	write := slices.Contains([]string{"apply", "create", "delete", "drain", "cordon", "uncordon", "label", "taint"}, verb)

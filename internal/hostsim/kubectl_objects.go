@@ -521,7 +521,8 @@ func (s *sim) waitObjects(st *State, p flags, kindArg string, names []string) (b
 	if p.has("all") || p.has("l", "selector") {
 		names = nil
 		for _, o := range s.objects(st) {
-			if o.res().qualified() == r.qualified() && (!r.Namespaced || o.Namespace == ns) && labelsMatch(o.Labels, p.get("l", "selector")) {
+			sel := p.get("l", "selector")
+			if o.res().qualified() == r.qualified() && (!r.Namespaced || o.Namespace == ns) && (sel == "" || labelsMatch(o.Labels, sel)) {
 				names = append(names, o.Name)
 			}
 		}

@@ -50,5 +50,10 @@ if [[ "$current" != "v$version" ]]; then
   apt-get install -y --allow-change-held-packages "kubeadm=$version-*" "kubelet=$version-*" "kubectl=$version-*"
   apt-mark hold kubeadm kubelet kubectl
 fi
+# Longhorn needs iscsid on every node.
+if [[ "${CP_PARAM_STORAGE:-none}" == longhorn ]]; then
+  dpkg -s open-iscsi >/dev/null 2>&1 || apt-get install -y open-iscsi
+  systemctl enable --now iscsid
+fi
 systemctl enable --now kubelet
 echo "prepare-kubernetes-prerequisites: $CP_HOST ready to join with kubeadm $(kubeadm version -o short)"

@@ -1,0 +1,153 @@
+package hostsim
+
+import (
+	"encoding/base64"
+	"strings"
+	"testing"
+)
+
+func TestKubectlObjectStore(t *testing.T) {
+	e := newEnv(t)
+	initCluster(t, e, false)
+	e.vars["KUBECONFIG"] = "/etc/kubernetes/admin.conf"
+
+	// CoreDNS exists from kubeadm init but is not available without a CNI.
+	if r := e.must("master-1", "kubectl", "-n", "kube-system", "get", "deployment", "coredns", "-o", "jsonpath={.status.availableReplicas}"); r.out != "" {
+		t.Fatalf("coredns available without a CNI: %q", r.out)
+	}
+	e.fails("master-1", "timed out waiting for the condition on deployments.apps/coredns",
+		"kubectl", "-n", "kube-system", "wait", "--for=condition=Available", "deployment/coredns", "--timeout=1s")
+	e.must("master-1", "kubectl", "apply", "-f", "https://raw.githubusercontent.com/projectcalico/calico/v3.28.2/manifests/calico.yaml")
+	contains(t, e.must("master-1", "kubectl", "-n", "kube-system", "wait", "--for=condition=Available", "deployment/coredns", "--timeout=5s"),
+		"deployment.apps/coredns condition met")
+	contains(t, e.must("master-1", "kubectl", "-n", "kube-system", "wait", "--for=condition=Available", "deployment", "--all", "--timeout=5s"),
+		"deployment.apps/calico-kube-controllers condition met", "deployment.apps/coredns condition met")
+	if r := e.must("master-1", "kubectl", "-n", "kube-system", "get", "deployment", "coredns", "-o", "jsonpath={.status.availableReplicas}"); r.out != "2" {
+		t.Fatalf("coredns availableReplicas = %q, want 2", r.out)
+	}
+	e.fails("master-1", "unable to read URL", "kubectl", "apply", "-f", "https://example.com/app.yaml")
+
+	// Namespaces through create --dry-run=client -o yaml | apply -f -.
+	ns := e.must("master-1", "kubectl", "create", "namespace", "apps", "--dry-run=client", "-o", "yaml")
+	contains(t, ns, "kind: Namespace", "name: apps")
+	e.fails("master-1", `namespaces "apps" not found`, "kubectl", "-n", "apps", "create", "secret", "generic", "s", "--from-literal=a=b")
+	if r := e.runAs("master-1", "0", ns.out, "kubectl", "apply", "-f", "-"); r.code != 0 || r.out != "namespace/apps created\n" {
+		t.Fatalf("apply namespace: %d %q %q", r.code, r.out, r.err)
+	}
+
+	// Secrets from env files and files; jsonpath reads base64 data.
+	e.write("master-1", "/tmp/root.env", "# comment\nrootUser=cp-admin\nrootPassword=s3cret\n")
+	e.write("master-1", "/tmp/config.env", "export A=1\n")
+	contains(t, e.must("master-1", "kubectl", "-n", "apps", "create", "secret", "generic", "root", "--from-env-file=/tmp/root.env"), "secret/root created")
+	e.fails("master-1", "already exists", "kubectl", "-n", "apps", "create", "secret", "generic", "root", "--from-env-file=/tmp/root.env")
+	e.must("master-1", "kubectl", "-n", "apps", "create", "secret", "generic", "kms", "--from-file=config.env=/tmp/config.env")
+	r := e.must("master-1", "kubectl", "-n", "apps", "get", "secret", "root", "-o", "jsonpath={.data.rootUser}")
+	if b, _ := base64.StdEncoding.DecodeString(r.out); string(b) != "cp-admin" {
+		t.Fatalf("secret data rootUser = %q (%q)", r.out, b)
+	}
+	if r := e.must("master-1", "kubectl", "-n", "apps", "get", "secret", "kms", "-o", "name"); r.out != "secret/kms\n" {
+		t.Fatalf("get secret -o name = %q", r.out)
+	}
+	e.fails("master-1", `secrets "nope" not found`, "kubectl", "-n", "apps", "get", "secret", "nope", "-o", "name")
+	dry := e.must("master-1", "kubectl", "-n", "apps", "create", "secret", "generic", "s3", "--from-env-file=/tmp/root.env", "--dry-run=client", "-o", "yaml")
+	contains(t, dry, "kind: Secret", "namespace: apps", "rootUser: "+base64.StdEncoding.EncodeToString([]byte("cp-admin")))
+	e.fails("master-1", `secrets "s3" not found`, "kubectl", "-n", "apps", "get", "secret", "s3")
+	contains(t, e.runAs("master-1", "0", dry.out, "kubectl", "apply", "-f", "-"), "secret/s3 created")
+	contains(t, e.runAs("master-1", "0", dry.out, "kubectl", "apply", "-f", "-"), "secret/s3 unchanged")
+
+	// A Job completes when its pods can run; one whose Secret is missing
+	// stays active (CreateContainerConfigError).
+	job := func(name, secret string) string {
+		return "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: " + name + "\n  namespace: apps\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n" +
+			"      containers:\n        - name: c\n          image: busybox\n          envFrom:\n            - secretRef: {name: " + secret + "}\n"
+	}
+	contains(t, e.runAs("master-1", "0", job("ok", "root")+"---\n"+job("stuck", "missing"), "kubectl", "apply", "-f", "-"),
+		"job.batch/ok created", "job.batch/stuck created")
+	contains(t, e.must("master-1", "kubectl", "-n", "apps", "wait", "--for=condition=complete", "job/ok", "--timeout=5s"), "job.batch/ok condition met")
+	if r := e.must("master-1", "kubectl", "-n", "apps", "get", "job", "ok", "-o", "jsonpath={.status.succeeded}"); r.out != "1" {
+		t.Fatalf("job ok succeeded = %q", r.out)
+	}
+	e.fails("master-1", "timed out waiting for the condition on jobs.batch/stuck", "kubectl", "-n", "apps", "wait", "--for=condition=complete", "job/stuck", "--timeout=1s")
+	if r := e.runAs("master-1", "0", job("ok", "kms"), "kubectl", "apply", "-f", "-"); r.code == 0 || !strings.Contains(r.err, "field is immutable") {
+		t.Fatalf("changing a Job's template: %d %q", r.code, r.err)
+	}
+	contains(t, e.must("master-1", "kubectl", "-n", "apps", "delete", "job", "ok", "stuck", "--ignore-not-found"), `job.batch "ok" deleted`, `job.batch "stuck" deleted`)
+	e.must("master-1", "kubectl", "-n", "apps", "delete", "job", "ok", "--ignore-not-found")
+	e.fails("master-1", `jobs.batch "ok" not found`, "kubectl", "-n", "apps", "delete", "job", "ok")
+
+	// A namespace in the manifest must match -n.
+	if r := e.runAs("master-1", "0", job("x", "root"), "kubectl", "-n", "other", "apply", "-f", "-"); r.code == 0 || !strings.Contains(r.err, "does not match the namespace") {
+		t.Fatalf("namespace mismatch: %d %q", r.code, r.err)
+	}
+}
+
+func TestHelmReleaseObjects(t *testing.T) {
+	e := newEnv(t)
+	initCluster(t, e, true)
+	kc := "--kubeconfig=/etc/kubernetes/admin.conf"
+	e.must("master-1", "helm", "upgrade", "--install", "longhorn", "longhorn", "--repo", "https://charts.longhorn.io", "--version", "1.7.2",
+		"--namespace", "longhorn-system", "--create-namespace", kc, "--wait")
+	if r := e.must("master-1", "kubectl", "get", "storageclass", "longhorn", "-o", "name"); r.out != "storageclass.storage.k8s.io/longhorn\n" {
+		t.Fatalf("storageclass: %q", r.out)
+	}
+	e.must("master-1", "helm", "upgrade", "--install", "pg", "oci://registry-1.docker.io/bitnamicharts/postgresql", "--version", "16.0.3",
+		"--namespace", "db", "--create-namespace", kc, "--wait")
+	r := e.must("master-1", "kubectl", "-n", "db", "get", "statefulset", "-l", "app.kubernetes.io/instance=pg", "-o", "jsonpath={.items[0].status.readyReplicas}")
+	if r.out != "1" {
+		t.Fatalf("postgresql readyReplicas = %q", r.out)
+	}
+	contains(t, e.must("master-1", "kubectl", "-n", "db", "get", "statefulset", "pg-postgresql"), "pg-postgresql", "1/1")
+	e.must("master-1", "helm", "uninstall", "pg", "--namespace", "db", kc, "--wait")
+	e.fails("master-1", "not found", "kubectl", "-n", "db", "get", "statefulset", "pg-postgresql")
+}
+
+func TestGetentAndCurl(t *testing.T) {
+	e := newEnv(t)
+	if r := e.must("w", "getent", "hosts", "registry.k8s.io"); !strings.HasSuffix(r.out, " registry.k8s.io\n") {
+		t.Fatalf("getent hosts registry.k8s.io = %q", r.out)
+	}
+	key := e.must("w", "curl", "-fsSL", "https://pkgs.k8s.io/core:/stable:/v1.31/deb/Release.key")
+	contains(t, key, "-----BEGIN PGP PUBLIC KEY BLOCK-----", "-----END PGP PUBLIC KEY BLOCK-----")
+	e.write("w", "/tmp/.keep", "")
+	e.must("w", "curl", "-fsSL", "-o", "/tmp/helm.key", "https://packages.buildkite.com/helm-linux/helm-debian/gpgkey")
+	contains(t, result{out: e.file("w", "/tmp/helm.key")}, "BEGIN PGP PUBLIC KEY BLOCK")
+	// Other URLs go to the real curl (not run outside a host).
+	if r := e.run("w", "curl", "-fsSL", "https://example.com/"); r.code != 127 {
+		t.Fatalf("curl of another URL: exit %d", r.code)
+	}
+
+	// The dns fault breaks both until resolv.conf has another nameserver.
+	e.write("w", "/etc/resolv.conf", "nameserver 10.0.0.2\n")
+	if err := SetFault(e.state, Fault{Kind: FaultDNS}); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.run("w", "getent", "hosts", "registry.k8s.io"); r.code != 2 || r.out != "" {
+		t.Fatalf("getent with dns fault: exit %d %q", r.code, r.out)
+	}
+	if r := e.run("w", "curl", "-fsSL", "https://pkgs.k8s.io/core:/stable:/v1.31/deb/Release.key"); r.code != 6 || !strings.Contains(r.err, "Could not resolve host: pkgs.k8s.io") {
+		t.Fatalf("curl with dns fault: exit %d %q", r.code, r.err)
+	}
+	if !strings.Contains(e.file("w", "/etc/resolv.conf"), BrokenNameserver) {
+		t.Fatalf("resolv.conf not rewritten by the dns fault")
+	}
+	e.write("w", "/etc/resolv.conf", "nameserver 10.0.0.53\n")
+	e.must("w", "getent", "hosts", "registry.k8s.io")
+	e.must("w", "curl", "-fsSL", "https://pkgs.k8s.io/core:/stable:/v1.31/deb/Release.key")
+}
+
+func TestCtr(t *testing.T) {
+	e := newEnv(t)
+	e.must("w", "apt-get", "install", "-y", "containerd")
+	contains(t, e.must("w", "ctr", "version"), "Server:")
+	contains(t, e.runAs("w", "1000", "", "ctr", "version"), "permission denied")
+	if r := e.must("w", "ctr", "plugins", "ls"); !strings.Contains(r.out, "io.containerd.grpc.v1") || !strings.Contains(r.out, " cri ") {
+		t.Fatalf("ctr plugins ls lacks cri:\n%s", r.out)
+	}
+	e.write("w", "/etc/containerd/config.toml", "disabled_plugins = [\"cri\"]\n")
+	e.must("w", "systemctl", "restart", "containerd")
+	if r := e.must("w", "ctr", "plugins", "ls"); strings.Contains(r.out, " cri ") {
+		t.Fatalf("cri listed although disabled:\n%s", r.out)
+	}
+	e.must("w", "systemctl", "stop", "containerd")
+	e.fails("w", "failed to dial", "ctr", "version")
+}
