@@ -8,6 +8,7 @@ import (
 	"maps"
 	"path"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
@@ -63,7 +64,9 @@ func (r *run) storeArtifacts(st *instState, p instancePaths, arts []producedArti
 		if a.Sensitivity == protocol.SensitivitySecret {
 			a.Ref = st.host + ":" + path.Join(p.keep, pa.name)
 		} else {
-			a.Value = string(pa.content)
+			// A value is what the script wrote, without the final newline
+			// `echo` adds; the file handed to consumers stays byte-exact.
+			a.Value = strings.TrimRight(string(pa.content), "\r\n")
 		}
 		r.store.add(a, pa.content, st.idx)
 		ids = append(ids, a.ID)
