@@ -23,7 +23,7 @@ func accProvider(c *testhosts.Cluster, extra string) string {
 provider "cp" {
   environment = "prod"
   actor       = "ci"
-  actor_roles = ["sre"]
+  actor_roles = ["sre", "platform_admin"]
   ssh = {
     user             = %q
     private_key_file = %q

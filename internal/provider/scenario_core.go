@@ -48,6 +48,16 @@ func (s scenarioSpec) compose(data *providerData, action string, now time.Time, 
 	if action != "install" && action != "create" {
 		req.Customization = nil
 		req.Patches = patchesFor(pack, action, req.Patches)
+		// Later actions act on what install bound: the pack's requirements
+		// are met already and are not resolved (nor created) again.
+		if pack != nil {
+			st := req.State
+			st.Capabilities = append([]protocol.Capability(nil), st.Capabilities...)
+			for _, r := range pack.Requires {
+				st.Capabilities = append(st.Capabilities, protocol.Capability{Key: r.Capability})
+			}
+			req.State = st
+		}
 	}
 	parts := append([]string{s.Pack}, s.Targets...)
 	req.PlanID = opID(s.Name, action, parts...)
