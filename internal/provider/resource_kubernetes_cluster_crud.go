@@ -106,7 +106,7 @@ func (r *KubernetesClusterResource) Delete(ctx context.Context, req resource.Del
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	runOps(ctx, r.data, []intentOp{op}, runInputs{Artifacts: artifactsFromList(state.Artifacts)}, &resp.Diagnostics)
+	runOps(ctx, r.data, []intentOp{op}, runInputs{Approvals: state.Approvals, Interventions: state.Interventions, Artifacts: artifactsFromList(state.Artifacts)}, &resp.Diagnostics)
 }
 
 func (r *KubernetesClusterResource) deleteOp(state *clusterModel, diags *diag.Diagnostics) intentOp {
