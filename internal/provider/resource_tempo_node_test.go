@@ -46,6 +46,7 @@ resource "cp_tempo" "stage" {
   name           = "tracing-stage"
   environment    = "stage"
   cluster_handle = cp_kubernetes_cluster.small.handle
+  parameters     = { namespace = "tracing-stage" }
   approvals      = [{ gate = "confirm-tempo-uninstall", option = "uninstall" }]
 }
 `
@@ -55,6 +56,7 @@ resource "cp_tempo" "prod" {
   name           = "tracing-prod"
   environment    = "prod"
   cluster_handle = cp_kubernetes_cluster.small.handle
+  parameters     = { namespace = "tracing-prod" }
   ` + extra + `
 }
 `
