@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -160,8 +161,9 @@ func (r *KubernetesClusterResource) Schema(ctx context.Context, _ resource.Schem
 			"environment": schema.StringAttribute{MarkdownDescription: "Environment; defaults to the provider's.", Optional: true, Computed: true,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace(), stringplanmodifier.UseStateForUnknown()}},
 			"region": rOptStr("Region, matched by `same-as-workload` constraints of workloads on the cluster."),
-			"masters": schema.ListNestedAttribute{MarkdownDescription: "Control-plane hosts; the first one initializes the cluster. Changing them replaces the cluster.",
-				Required: true, NestedObject: schema.NestedAttributeObject{Attributes: nodeAttrs("master")}},
+			"masters": schema.ListNestedAttribute{MarkdownDescription: "Control-plane hosts; the first one initializes the cluster. Changing them replaces the cluster (the plan marks the attribute that forces it).",
+				Required: true, NestedObject: schema.NestedAttributeObject{Attributes: nodeAttrs("master")},
+				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplace()}},
 			"workers": schema.ListNestedAttribute{MarkdownDescription: "Worker hosts; adding or removing one plans add_node / remove_node for just that host.",
 				Optional: true, NestedObject: schema.NestedAttributeObject{Attributes: nodeAttrs("worker")}},
 			"cni":                rDefaultStr("CNI plugin: `calico`, `cilium` or `flannel`. Changing it replaces the cluster.", "calico", true, "calico", "cilium", "flannel"),
