@@ -64,7 +64,7 @@ func TestShellRunResumeAndSecrets(t *testing.T) {
 		t.Errorf("kubeconfig got: %q", v)
 	}
 	for _, a := range res.Artifacts {
-		if a.ID == "cluster.endpoint" && a.Value != "https://10.0.0.1:6443\n" {
+		if a.ID == "cluster.endpoint" && a.Value != "https://10.0.0.1:6443" {
 			t.Errorf("endpoint got: %q", a.Value)
 		}
 	}
