@@ -30,7 +30,7 @@ func TestAccScenarioPackDataSource_builtin(t *testing.T) {
 		addr := "data.cp_scenario_pack." + tc.id
 		checks := []statecheck.StateCheck{
 			statecheck.ExpectKnownValue(addr, tfjsonpath.New("ref"), knownvalue.StringExact(tc.id+"@1.0.0")),
-			statecheck.ExpectKnownValue(addr, tfjsonpath.New("source"), knownvalue.StringExact("builtin")),
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("source"), knownvalue.StringExact("builtin/"+tc.id)),
 			statecheck.ExpectKnownValue(addr, tfjsonpath.New("provides").AtSliceIndex(0).AtMapKey("capability"), knownvalue.StringExact(tc.provides)),
 			statecheck.ExpectKnownValue(addr, tfjsonpath.New("actions"), knownvalue.ListPartial(map[int]knownvalue.Check{})),
 		}

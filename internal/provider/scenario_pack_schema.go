@@ -60,7 +60,7 @@ func (d *ScenarioPackDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 			"ref":            cStr("The pack chosen, as `id@version`."),
 			"title":          cStr("Human title."),
 			"description":    cStr("What the pack does."),
-			"source":         cStr("`builtin` for embedded packs, or the directory a user pack was loaded from."),
+			"source":         cStr("`builtin/<id>` for embedded packs, or the directory a user pack was loaded from."),
 			"resource_types": cList("Resource types the pack manages, e.g. `tempo.instance`."),
 			"actions":        cList("Actions the pack supports, e.g. `install`, `upgrade`, `uninstall`."),
 			"risk_level":     cStr("Default risk level: `low`, `medium` or `high`."),
