@@ -32,7 +32,7 @@ func TestAccScenarioPackDataSource_builtin(t *testing.T) {
 			statecheck.ExpectKnownValue(addr, tfjsonpath.New("ref"), knownvalue.StringExact(tc.id+"@1.0.0")),
 			statecheck.ExpectKnownValue(addr, tfjsonpath.New("source"), knownvalue.StringExact("builtin/"+tc.id)),
 			statecheck.ExpectKnownValue(addr, tfjsonpath.New("provides").AtSliceIndex(0).AtMapKey("capability"), knownvalue.StringExact(tc.provides)),
-			statecheck.ExpectKnownValue(addr, tfjsonpath.New("actions"), knownvalue.ListPartial(map[int]knownvalue.Check{})),
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("actions"), knownvalue.ListPartial(map[int]knownvalue.Check{0: knownvalue.StringExact(tc.action)})),
 		}
 		for i, r := range tc.requires {
 			checks = append(checks, statecheck.ExpectKnownValue(addr, tfjsonpath.New("requires").AtSliceIndex(i).AtMapKey("capability"), knownvalue.StringExact(r)))
