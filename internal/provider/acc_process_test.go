@@ -28,7 +28,6 @@ type tofuRun struct {
 
 func newTofuRun(t *testing.T, config string) *tofuRun {
 	t.Helper()
-	tofu := os.Getenv("TF_ACC_TERRAFORM_PATH")
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "plugins")
 	must(t, os.MkdirAll(bin, 0o755))
@@ -51,7 +50,6 @@ func newTofuRun(t *testing.T, config string) *tofuRun {
   }
 }
 `+config), 0o644))
-	_ = tofu
 	return &tofuRun{t: t, dir: work, env: append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "TF_IN_AUTOMATION=1")}
 }
 

@@ -18,6 +18,13 @@ import (
 // the next plan shows them as drift (add_node); an unreachable cluster is a
 // warning, not an error, and leaves the state as it was.
 func (r *KubernetesClusterResource) refreshHealth(ctx context.Context, m *clusterModel, diags *diag.Diagnostics) {
+	r.observeNodes(ctx, m, true, diags)
+}
+
+// observeNodes records each node's Ready condition as the API server
+// reports it. With dropMissing, workers the API server does not know are
+// removed from m (drift); after an apply they are kept and shown not Ready.
+func (r *KubernetesClusterResource) observeNodes(ctx context.Context, m *clusterModel, dropMissing bool, diags *diag.Diagnostics) {
 	var local diag.Diagnostics
 	_, access := clusterHosts(m, r.data, &local)
 	if local.HasError() {
@@ -39,6 +46,9 @@ func (r *KubernetesClusterResource) refreshHealth(ctx context.Context, m *cluste
 	if lastErr != nil {
 		diags.AddWarning("Cannot refresh cluster health", fmt.Sprintf("%v\n\nThe state keeps the last known health; set refresh_health = false to skip this check.", lastErr))
 		m.Health = types.StringValue("unknown")
+		if m.Nodes.IsUnknown() || m.Nodes.IsNull() {
+			m.Nodes = types.ListValueMust(clusterNodeType, nil)
+		}
 		return
 	}
 	byName := map[string]operation.Node{}
@@ -53,7 +63,7 @@ func (r *KubernetesClusterResource) refreshHealth(ctx context.Context, m *cluste
 	var kept []nodeModel
 	for _, n := range m.Workers {
 		got, ok := byName[n.Name.ValueString()]
-		if !ok {
+		if !ok && dropMissing {
 			diags.AddAttributeWarning(path.Root("workers"), "Worker not registered",
 				fmt.Sprintf("worker %s is not registered with the API server; the next plan adds it again (add_node).", n.Name.ValueString()))
 			continue
@@ -61,7 +71,9 @@ func (r *KubernetesClusterResource) refreshHealth(ctx context.Context, m *cluste
 		kept = append(kept, n)
 		elems = append(elems, nodeObject(n.Name.ValueString(), protocol.RoleWorker, got.Ready))
 	}
-	m.Workers = kept
+	if dropMissing {
+		m.Workers = kept
+	}
 	m.Nodes = types.ListValueMust(clusterNodeType, elems)
 	m.Health = types.StringValue(healthOf(m.Nodes))
 }

@@ -3,10 +3,7 @@ package provider
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -164,8 +161,7 @@ func (r *KubernetesClusterResource) applyResults(ctx context.Context, m *cluster
 		m.PlanSummary, m.PlanAdvanced = types.StringValue(summary), types.StringValue(advanced)
 		m.PlannedJobs = plannedJobsList(opsOf(results))
 	}
-	m.Nodes = nodesFromEvidence(m, last.Result)
-	m.Health = types.StringValue(healthOf(m.Nodes))
+	r.observeNodes(ctx, m, false, diags)
 	m.Handle = types.StringValue(clusterHandle(m, arts))
 	r.refreshKubeconfig(ctx, m, diags)
 }
@@ -247,20 +243,6 @@ func clusterHandle(m *clusterModel, arts []protocol.Artifact) string {
 	return string(b)
 }
 
-func nodesFromEvidence(m *clusterModel, _ any) types.List {
-	var elems []attr.Value
-	add := func(list []nodeModel, role string) {
-		for _, n := range list {
-			elems = append(elems, types.ObjectValueMust(clusterNodeType.AttrTypes, map[string]attr.Value{
-				"name": n.Name, "role": types.StringValue(role), "ready": types.BoolValue(true),
-			}))
-		}
-	}
-	add(m.Masters, protocol.RoleMaster)
-	add(m.Workers, protocol.RoleWorker)
-	return types.ListValueMust(clusterNodeType, elems)
-}
-
 func healthOf(nodes types.List) string {
 	for _, v := range nodes.Elements() {
 		if o, ok := v.(types.Object); ok {
@@ -271,6 +253,3 @@ func healthOf(nodes types.List) string {
 	}
 	return "healthy"
 }
-
-var _ = strings.TrimSpace
-var _ = fmt.Sprintf

@@ -21,7 +21,7 @@ const s3Policy = `
     }
   }`
 
-func smallCluster(c interface{}, masters, workers string) string {
+func smallCluster(masters, workers string) string {
 	return `
 resource "cp_kubernetes_cluster" "small" {
   name    = "small"
@@ -40,7 +40,7 @@ func TestAccTempo_stageAndProd(t *testing.T) {
 	testAccPreCheck(t)
 	c := accHosts(t, "small", "master-1", "worker-1")
 	prov := accProvider(c, s3Policy)
-	cluster := smallCluster(c, nodesHCL(c, "master-1"), nodesHCL(c, "worker-1"))
+	cluster := smallCluster(nodesHCL(c, "master-1"), nodesHCL(c, "worker-1"))
 	stage := `
 resource "cp_tempo" "stage" {
   name           = "tracing-stage"
@@ -97,7 +97,7 @@ func TestAccNode_addAndRemove(t *testing.T) {
 	c := accHosts(t, "small", "master-1", "worker-1", "worker-2")
 	w2, _ := c.Host("worker-2")
 	prov := accProvider(c, "")
-	cluster := smallCluster(c, nodesHCL(c, "master-1"), nodesHCL(c, "worker-1"))
+	cluster := smallCluster(nodesHCL(c, "master-1"), nodesHCL(c, "worker-1"))
 	node := `
 resource "cp_node" "w2" {
   cluster_handle = cp_kubernetes_cluster.small.handle

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"encoding/json"
 	"time"
 
@@ -167,5 +166,3 @@ func scenarioHandle(kind, name string, arts []protocol.Artifact, caps []protocol
 	b, _ := json.Marshal(h)
 	return string(b)
 }
-
-var _ = context.Background
