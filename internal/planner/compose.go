@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/intentops/terraform-provider-cp/internal/capability"
@@ -72,21 +73,11 @@ func Creators(cat Catalog) []capability.Creator {
 	}
 	slices.SortFunc(out, func(a, b capability.Creator) int {
 		if a.Capability != b.Capability {
-			return compareStr(a.Capability, b.Capability)
+			return strings.Compare(a.Capability, b.Capability)
 		}
-		return compareStr(a.Provider, b.Provider)
+		return strings.Compare(a.Provider, b.Provider)
 	})
 	return out
-}
-
-func compareStr(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Compose resolves the pack's capability requirements and builds the plan.

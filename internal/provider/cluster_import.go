@@ -157,7 +157,7 @@ func (r *KubernetesClusterResource) importRecord(ctx context.Context, m *cluster
 		return rec, nil
 	}
 	if len(recs) > 1 {
-		return clusterRecord{}, fmt.Errorf("%s keeps records of several clusters (%s); import as name@%s", access[0].Host.Address, strings.Join(sortedKeys(recs), ", "), access[0].Host.Address)
+		return clusterRecord{}, fmt.Errorf("%s keeps records of several clusters (%s); import as name@%s", access[0].Host.Address, strings.Join(protocol.SortedKeys(recs), ", "), access[0].Host.Address)
 	}
 	return r.discover(ctx, access[0], name)
 }

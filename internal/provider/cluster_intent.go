@@ -154,7 +154,7 @@ func validateCluster(m *clusterModel, diags *diag.Diagnostics) {
 			addAttrError(diags, path.Root("interventions").AtListIndex(i).AtName("job"), "Missing job", "name the job that was fixed by hand, e.g. \"join-workers\".")
 		}
 	}
-	for _, k := range sortedKeys(m.Parameters) {
+	for _, k := range protocol.SortedKeys(m.Parameters) {
 		switch k {
 		case "cluster_name", "kubernetes_version", "cni", "container_runtime", "storage", "pod_cidr", "service_cidr", "registry_mirrors":
 			addAttrError(diags, path.Root("parameters").AtMapKey(k), "Parameter has its own attribute",

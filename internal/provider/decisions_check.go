@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"github.com/intentops/terraform-provider-cp/internal/protocol"
 	"slices"
 	"strings"
 
@@ -47,7 +48,7 @@ func checkDecisions(ops []intentOp, approvals []approvalModel, interventions []i
 		}
 		if !ok {
 			addAttrError(diags, p.AtName("gate"), "Unknown gate",
-				fmt.Sprintf("neither the plan nor the pack has a gate %q; gates in this plan: %s. Remove the approval or name one of them.", strOr(a.Gate, ""), listOrNone(sortedKeys(gates))))
+				fmt.Sprintf("neither the plan nor the pack has a gate %q; gates in this plan: %s. Remove the approval or name one of them.", strOr(a.Gate, ""), listOrNone(protocol.SortedKeys(gates))))
 			continue
 		}
 		if !slices.Contains(opts, strOr(a.Option, "")) {
@@ -59,7 +60,7 @@ func checkDecisions(ops []intentOp, approvals []approvalModel, interventions []i
 		p := path.Root("interventions").AtListIndex(i)
 		if j := strOr(iv.Job, ""); j != "" && !jobs[j] {
 			addAttrError(diags, p.AtName("job"), "Unknown job",
-				fmt.Sprintf("the plan has no job %q; an intervention names the job that failed, e.g. one of: %s.", j, listOrNone(firstN(sortedKeys(jobs), 8))))
+				fmt.Sprintf("the plan has no job %q; an intervention names the job that failed, e.g. one of: %s.", j, listOrNone(firstN(protocol.SortedKeys(jobs), 8))))
 		}
 		if n := strOr(iv.Node, ""); n != "" && !hosts[n] {
 			addAttrError(diags, p.AtName("node"), "Unknown node", fmt.Sprintf("no job of the plan runs on %q.", n))

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"github.com/intentops/terraform-provider-cp/internal/protocol"
 	"os"
 	"regexp"
 	"slices"
@@ -216,10 +217,10 @@ func (m providerModel) sshSettings(diags diag.Diagnostics) (SSHDefaults, diag.Di
 }
 
 func (m providerModel) policySettings(d *providerData, diags *diag.Diagnostics) {
-	for _, capKey := range sortedKeys(m.CapabilityPolicy) {
+	for _, capKey := range protocol.SortedKeys(m.CapabilityPolicy) {
 		envs := m.CapabilityPolicy[capKey].Environments
 		d.Policy[capKey] = map[string]capability.EnvPolicy{}
-		for _, env := range sortedKeys(envs) {
+		for _, env := range protocol.SortedKeys(envs) {
 			r := envs[env]
 			p := path.Root("capability_policy").AtMapKey(capKey).AtName("environments").AtMapKey(env)
 			rule := capability.EnvPolicy{
@@ -268,15 +269,6 @@ func loadCatalog(dirs []string, diags *diag.Diagnostics) *packs.Catalog {
 		}
 	}
 	return cat
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // addAttrError attaches an error to an attribute and names the attribute

@@ -3,6 +3,7 @@ package provider
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -189,21 +190,12 @@ func artifactsFromList(l types.List) []protocol.Artifact {
 		if e := get("expires_at"); e != "" {
 			a.ExpiresAt, _ = time.Parse(time.RFC3339, e)
 		}
-		if host, _, ok := cutRef(a.Ref); ok {
+		if host, _, ok := strings.Cut(a.Ref, ":"); ok && host != "" {
 			a.Host = host
 		}
 		out = append(out, a)
 	}
 	return out
-}
-
-func cutRef(ref string) (host, p string, ok bool) {
-	for i := 0; i < len(ref); i++ {
-		if ref[i] == ':' {
-			return ref[:i], ref[i+1:], i > 0 && i < len(ref)-1
-		}
-	}
-	return "", "", false
 }
 
 func evidenceList(res *engine.Result) types.List {
