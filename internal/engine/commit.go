@@ -31,8 +31,8 @@ func (r *run) commit(ctx context.Context, conn transport.Conn, st *instState, p 
 		n := strconv.Itoa(i)
 		cenv["CP_S"+n] = path.Join(p.out, a.name)
 		cenv["CP_D"+n] = path.Join(p.keep, a.name)
-		m.Artifacts = append(m.Artifacts, MarkerArtifact{ID: a.spec.ID, Path: path.Join(p.keep, a.name), Sensitivity: a.spec.Sensitivity, Fingerprint: fingerprint(a.content)})
 	}
+	m.Artifacts = markerArtifacts(p, arts)
 	body, err := json.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("encode marker of %s: %w", st.in.ID, err)
@@ -116,6 +116,9 @@ func (r *run) checkSatisfied(ctx context.Context, conn transport.Conn, st *instS
 	out := &attemptOut{status: StatusSatisfied, evidence: v.evidence}
 	out.arts = r.storeArtifacts(st, p, v.artifacts, m.CompletedAt)
 	out.note = fmt.Sprintf("completed by operation %s at %s; evidence still holds", m.Operation, m.CompletedAt.Format(time.RFC3339))
+	if m.Unconfirmed {
+		out.note = fmt.Sprintf("ran in operation %s at %s (marker written before its evidence was judged); evidence holds", m.Operation, m.CompletedAt.Format(time.RFC3339))
+	}
 	if m.Status == StatusFixed {
 		out.note = fmt.Sprintf("fixed by %s and verified (operation %s); evidence still holds", m.Actor, m.Operation)
 	}

@@ -24,6 +24,9 @@ const (
 	EventGateApproved     EventType = "gate.approved"
 	EventIntervention     EventType = "intervention.verified"
 	EventScriptShipped    EventType = "script.shipped"
+	// EventMarkersPending: final markers could not be written at the end
+	// of the run; the pending markers on the host stand in for them.
+	EventMarkersPending EventType = "markers.pending"
 )
 
 // Event is one step of a run. Every string in it has passed the redactor.

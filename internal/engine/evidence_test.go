@@ -45,11 +45,19 @@ func TestJudgeEvidence(t *testing.T) {
 
 func TestParseBatchRejectsTruncatedOutput(t *testing.T) {
 	items := []batchItem{{kind: "ev", cmd: "x"}, {kind: "art", file: "/f"}}
-	if _, err := parseBatch([]byte("@cp ev 0 0\nb2s=\n\n"), items); err == nil || !strings.Contains(err.Error(), "item 1 (art) missing") {
+	if _, err := parseBatch([]byte("@cp ev 0 0\n|ok\n"), items); err == nil || !strings.Contains(err.Error(), "item 1 (art) missing") {
 		t.Errorf("got: %v want: item 1 missing", err)
 	}
-	out, err := parseBatch([]byte("@cp ev 0 1\nb2s=\nZXJy\n@cp art 1 0\naGk=\n"), items)
-	if err != nil || string(out[0].stdout) != "ok" || string(out[0].stderr) != "err" || out[0].code != 1 || string(out[1].stdout) != "hi" {
+	if _, err := parseBatch([]byte("@cp ev 0 0\n@cp art 1 0\n"), items); err == nil || !strings.Contains(err.Error(), "cut short") {
+		t.Errorf("got: %v want: art cut short", err)
+	}
+	if _, err := parseBatch([]byte("@cp art 0 0\n=aGk=\n"), items); err == nil || !strings.Contains(err.Error(), "does not match") {
+		t.Errorf("got: %v want: a frame that does not match its item", err)
+	}
+	// Lines outside frames (a login shell's chatter) are ignored; payload
+	// lines keep leading spaces, '|' and '!' inside them.
+	out, err := parseBatch([]byte("motd\n@cp ev 0 1\n|ok\n|  two | lines\n!err\n@cp art 1 0\n=aGk=\n"), items)
+	if err != nil || string(out[0].stdout) != "ok\n  two | lines" || string(out[0].stderr) != "err" || out[0].code != 1 || string(out[1].stdout) != "hi" {
 		t.Errorf("got: %+v %v", out, err)
 	}
 }

@@ -30,6 +30,7 @@ type memNet struct {
 	// hook runs before every command and upload; an error fails it.
 	hook  func(ctx context.Context, host, what string) error
 	dials int
+	cmds  map[string]int // command kind -> count, all hosts
 }
 
 type memHost struct {
@@ -141,10 +142,17 @@ func (c *memConn) Download(ctx context.Context, path string, _ bool) ([]byte, er
 }
 
 func (c *memConn) Run(ctx context.Context, cmd transport.Command) (transport.Result, error) {
-	what := map[string]string{probeCmd: "probe", runCmd: "run", batchCmd: "batch", commitCmd: "commit"}[cmd.Cmd]
+	what := map[string]string{probeCmd: "probe", runCmd: "run", batchCmd: "batch", commitCmd: "commit",
+		prepareCmd: "prepare", fastCmd: "fast", flushCmd: "flush"}[cmd.Cmd]
 	if what == "" {
 		return transport.Result{}, fmt.Errorf("memNet: unknown command %q", cmd.Cmd)
 	}
+	c.n.mu.Lock()
+	if c.n.cmds == nil {
+		c.n.cmds = map[string]int{}
+	}
+	c.n.cmds[what]++
+	c.n.mu.Unlock()
 	if c.n.hook != nil {
 		if err := c.n.hook(ctx, c.h.name, what); err != nil {
 			return transport.Result{}, err
@@ -189,26 +197,22 @@ func (c *memConn) Run(ctx context.Context, cmd transport.Command) (transport.Res
 		}
 		return transport.Result{Stdout: out.Bytes(), ExitCode: code}, nil
 	case "batch":
-		count, _ := strconv.Atoi(env["CP_N"])
+		c.batch(env, 0, &out)
+	case "prepare":
+		count, _ := strconv.Atoi(env["CP_SN"])
+		written := 0
 		for i := 0; i < count; i++ {
-			k, cm, f := env["CP_K"+strconv.Itoa(i)], env["CP_C"+strconv.Itoa(i)], env["CP_F"+strconv.Itoa(i)]
-			b64 := base64.StdEncoding.EncodeToString
-			switch k {
-			case "col":
-				so, code := c.n.check(c.h, cm, env)
-				c.h.put(f, []byte(so))
-				fmt.Fprintf(&out, "@cp col %d %d\n\n", i, code)
-			case "ev":
-				so, code := c.n.check(c.h, cm, env)
-				fmt.Fprintf(&out, "@cp ev %d %d\n%s\n\n", i, code, b64([]byte(so)))
-			case "art":
-				if b, ok := c.h.file(f); ok {
-					fmt.Fprintf(&out, "@cp art %d 0\n%s\n", i, b64(b))
-				} else {
-					fmt.Fprintf(&out, "@cp art %d 1\n\n", i)
-				}
+			p, body := env["CP_SP"+strconv.Itoa(i)], env["CP_SB"+strconv.Itoa(i)]
+			if b, ok := c.h.file(p); !ok || string(b) != body {
+				c.h.put(p, []byte(body))
+				written++
 			}
 		}
+		fmt.Fprintf(&out, "@cp prepared %d 0\n", written)
+	case "flush":
+		c.commits(env, &out)
+	case "fast":
+		return c.fast(ctx, cmd, &out)
 	case "commit":
 		count, _ := strconv.Atoi(env["CP_N"])
 		for i := 0; i < count; i++ {
@@ -225,4 +229,120 @@ func (c *memConn) Run(ctx context.Context, cmd transport.Command) (transport.Res
 		c.h.put(env["CP_MARKER"], body)
 	}
 	return transport.Result{Stdout: out.Bytes()}, nil
+}
+
+// commits emulates commitsLoop.
+func (c *memConn) commits(env map[string]string, out *bytes.Buffer) {
+	count, _ := strconv.Atoi(env["CP_FC_N"])
+	for i := 0; i < count; i++ {
+		c.h.put(env["CP_FCM"+strconv.Itoa(i)], []byte(env["CP_FCB"+strconv.Itoa(i)]+"\n"))
+	}
+	fmt.Fprintf(out, "@cp commits %d 0\n", count)
+}
+
+// lines writes b as payload lines after prefix, as __cp_lines does.
+func lines(out *bytes.Buffer, prefix string, b string) {
+	if b == "" {
+		return
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(b, "\n"), "\n") {
+		out.WriteString(prefix + l + "\n")
+	}
+}
+
+// batch emulates batchLoop; collect commands run only when rc is 0.
+func (c *memConn) batch(env map[string]string, rc int, out *bytes.Buffer) {
+	count, _ := strconv.Atoi(env["CP_N"])
+	for i := 0; i < count; i++ {
+		k, cm, f := env["CP_K"+strconv.Itoa(i)], env["CP_C"+strconv.Itoa(i)], env["CP_F"+strconv.Itoa(i)]
+		switch k {
+		case "col":
+			if rc != 0 {
+				fmt.Fprintf(out, "@cp skip %d 0\n", i)
+				continue
+			}
+			so, code := c.n.check(c.h, cm, env)
+			c.h.put(f, []byte(so))
+			fmt.Fprintf(out, "@cp col %d %d\n", i, code)
+		case "ev":
+			so, code := c.n.check(c.h, cm, env)
+			fmt.Fprintf(out, "@cp ev %d %d\n", i, code)
+			lines(out, "|", so)
+		case "art":
+			if b, ok := c.h.file(f); ok {
+				fmt.Fprintf(out, "@cp art %d 0\n=%s\n", i, base64.StdEncoding.EncodeToString(b))
+			} else {
+				fmt.Fprintf(out, "@cp art %d 1\n", i)
+			}
+		}
+	}
+}
+
+// fast emulates fastCmd. The hook sees "run" before the script runs.
+func (c *memConn) fast(ctx context.Context, cmd transport.Command, out *bytes.Buffer) (transport.Result, error) {
+	env := cmd.Env
+	c.commits(env, out)
+	if m, ok := c.h.file(env["CP_MARKER"]); ok && env["CP_RERUN"] == "" {
+		out.WriteString("@cp marker 0 0\n")
+		lines(out, "|", string(m))
+		return transport.Result{Stdout: out.Bytes()}, nil
+	}
+	c.h.mu.Lock()
+	for _, p := range c.h.outs[env["CP_OUTPUT_DIR"]] {
+		delete(c.h.files, p)
+	}
+	delete(c.h.outs, env["CP_OUTPUT_DIR"])
+	c.h.mu.Unlock()
+	var script []byte
+	if env["CP_SCRIPT"] != "" {
+		b, ok := c.h.file(env["CP_SCRIPT"])
+		if !ok {
+			out.WriteString("@cp noscript 0 0\n")
+			return transport.Result{Stdout: out.Bytes()}, nil
+		}
+		script = b
+	}
+	count, _ := strconv.Atoi(env["CP_IN_N"])
+	for i := 0; i < count; i++ {
+		c.h.put(env["CP_INP"+strconv.Itoa(i)], []byte(env["CP_INB"+strconv.Itoa(i)]))
+	}
+	if c.n.hook != nil {
+		if err := c.n.hook(ctx, c.h.name, "run"); err != nil {
+			return transport.Result{}, err
+		}
+	}
+	code := 0
+	if script != nil {
+		c.h.mu.Lock()
+		c.h.runs[env["CP_INSTANCE"]]++
+		c.h.mu.Unlock()
+		var log bytes.Buffer
+		w := io.Writer(&log)
+		if cmd.Stderr != nil {
+			w = io.MultiWriter(&log, cmd.Stderr)
+		}
+		code = c.n.script(c.h, string(script), env, w)
+		if err := ctx.Err(); err != nil {
+			return transport.Result{}, fmt.Errorf("run: %w: %w", transport.ErrTimeout, err)
+		}
+	}
+	fmt.Fprintf(out, "@cp ran 0 %d\n", code)
+	c.batch(env, code, out)
+	if code == 0 {
+		kn, _ := strconv.Atoi(env["CP_KN"])
+		for i := 0; i < kn; i++ {
+			if b, ok := c.h.file(env["CP_S"+strconv.Itoa(i)]); ok {
+				c.h.put(env["CP_D"+strconv.Itoa(i)], b)
+			}
+		}
+		c.h.put(env["CP_MARKER"], []byte(env["CP_PENDING"]+"\n"))
+		out.WriteString("@cp kept 0 0\n")
+	}
+	return transport.Result{Stdout: out.Bytes()}, nil
+}
+
+func (n *memNet) count(what string) int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.cmds[what]
 }

@@ -47,6 +47,9 @@ func (c *shellConn) Run(ctx context.Context, cmd transport.Command) (transport.R
 	if cmd.Stdout != nil {
 		x.Stdout = multi(&out, cmd.Stdout)
 	}
+	if cmd.Stderr != nil {
+		x.Stderr = multi(&errb, cmd.Stderr)
+	}
 	x.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := x.Start(); err != nil {
 		return transport.Result{}, err

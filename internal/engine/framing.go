@@ -17,13 +17,14 @@ type batchItem struct {
 
 // batchOut is the result of one item.
 type batchOut struct {
-	code   int
-	stdout []byte // ev: stdout; art: content
-	stderr []byte // col, ev
-	seen   bool
+	code    int
+	stdout  []byte // ev: stdout; art: content
+	stderr  []byte // col, ev
+	seen    bool
+	skipped bool // col: not run because the script failed
 }
 
-// batchEnv encodes items for batchCmd.
+// batchEnv encodes items for batchLoop.
 func batchEnv(env map[string]string, items []batchItem) {
 	env["CP_N"] = strconv.Itoa(len(items))
 	for i, it := range items {
@@ -38,54 +39,94 @@ func batchEnv(env map[string]string, items []batchItem) {
 	}
 }
 
-// parseBatch decodes batchCmd output into one batchOut per item.
-func parseBatch(out []byte, items []batchItem) ([]batchOut, error) {
-	res := make([]batchOut, len(items))
-	rest := out
-	next := func() (string, bool) {
-		if len(rest) == 0 {
-			return "", false
+// frame is one section of the output of the engine's commands: a header
+// line "@cp <kind> <index> <code>" and its payload lines, '|' for stdout,
+// '!' for stderr and '=' for base64 data.
+type frame struct {
+	kind      string
+	idx, code int
+	stdout    []byte
+	stderr    []byte
+	data      []byte
+	hasData   bool
+}
+
+// parseFrames splits output into frames. Lines outside any frame (what a
+// login shell may print) are ignored.
+func parseFrames(out []byte) ([]frame, error) {
+	var frames []frame
+	var so, se [][]byte
+	flush := func() {
+		if len(frames) == 0 {
+			return
 		}
-		line, after, _ := bytes.Cut(rest, []byte("\n"))
-		rest = after
-		return string(line), true
+		f := &frames[len(frames)-1]
+		f.stdout, f.stderr = bytes.Join(so, []byte("\n")), bytes.Join(se, []byte("\n"))
+		so, se = nil, nil
 	}
-	decode := func(s string) ([]byte, error) { return base64.StdEncoding.DecodeString(strings.TrimSpace(s)) }
-	for {
-		line, ok := next()
-		if !ok {
-			break
-		}
-		f := strings.Fields(line)
-		if len(f) != 4 || f[0] != "@cp" {
+	for _, line := range bytes.Split(out, []byte("\n")) {
+		if rest, ok := bytes.CutPrefix(line, []byte("@cp ")); ok {
+			f := strings.Fields(string(rest))
+			if len(f) != 3 {
+				return nil, fmt.Errorf("engine output: malformed header %q", line)
+			}
+			idx, err1 := strconv.Atoi(f[1])
+			code, err2 := strconv.Atoi(f[2])
+			if err1 != nil || err2 != nil {
+				return nil, fmt.Errorf("engine output: malformed header %q", line)
+			}
+			flush()
+			frames = append(frames, frame{kind: f[0], idx: idx, code: code})
 			continue
 		}
-		idx, err1 := strconv.Atoi(f[2])
-		code, err2 := strconv.Atoi(f[3])
-		if err1 != nil || err2 != nil || idx < 0 || idx >= len(items) || items[idx].kind != f[1] {
-			return nil, fmt.Errorf("engine batch output: malformed header %q", line)
+		if len(line) == 0 || len(frames) == 0 {
+			continue
 		}
-		r := &res[idx]
-		r.code, r.seen = code, true
-		nlines := 1
-		if f[1] == "ev" {
-			nlines = 2
-		}
-		for k := 0; k < nlines; k++ {
-			l, ok := next()
-			if !ok {
-				return nil, fmt.Errorf("engine batch output: item %d (%s) is cut short", idx, f[1])
-			}
-			b, err := decode(l)
+		switch line[0] {
+		case '|':
+			so = append(so, line[1:])
+		case '!':
+			se = append(se, line[1:])
+		case '=':
+			b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(string(line[1:])))
 			if err != nil {
-				return nil, fmt.Errorf("engine batch output: item %d (%s): %w", idx, f[1], err)
+				return nil, fmt.Errorf("engine output: %s %d: %w", frames[len(frames)-1].kind, frames[len(frames)-1].idx, err)
 			}
-			switch {
-			case f[1] == "col", k == 1:
-				r.stderr = b
-			default:
-				r.stdout = b
+			f := &frames[len(frames)-1]
+			f.data, f.hasData = b, true
+		}
+	}
+	flush()
+	return frames, nil
+}
+
+// batchResults picks the results of items out of frames.
+func batchResults(frames []frame, items []batchItem) ([]batchOut, error) {
+	res := make([]batchOut, len(items))
+	for _, f := range frames {
+		switch f.kind {
+		case "col", "ev", "art", "skip":
+		default:
+			continue
+		}
+		want := f.kind
+		if want == "skip" {
+			want = "col"
+		}
+		if f.idx < 0 || f.idx >= len(items) || items[f.idx].kind != want {
+			return nil, fmt.Errorf("engine batch output: %s frame for item %d does not match the batch", f.kind, f.idx)
+		}
+		r := &res[f.idx]
+		r.code, r.seen, r.skipped = f.code, true, f.kind == "skip"
+		r.stderr = f.stderr
+		switch f.kind {
+		case "ev":
+			r.stdout = f.stdout
+		case "art":
+			if f.code == 0 && !f.hasData {
+				return nil, fmt.Errorf("engine batch output: item %d (art) is cut short", f.idx)
 			}
+			r.stdout = f.data
 		}
 	}
 	for i := range res {
@@ -94,6 +135,15 @@ func parseBatch(out []byte, items []batchItem) ([]batchOut, error) {
 		}
 	}
 	return res, nil
+}
+
+// parseBatch decodes batchCmd output into one batchOut per item.
+func parseBatch(out []byte, items []batchItem) ([]batchOut, error) {
+	frames, err := parseFrames(out)
+	if err != nil {
+		return nil, err
+	}
+	return batchResults(frames, items)
 }
 
 // probeOut is the parsed output of probeCmd.

@@ -43,14 +43,10 @@ func (r *run) execute(st *instState) {
 	begin := r.cfg.Clock()
 	defer func() { res.Duration = r.cfg.Clock().Sub(begin) }()
 	tl := newTail(r.cfg.LogTailLines)
-	var script []byte
-	if job.Script != "" {
-		b, err := r.cfg.Scripts(st.in.Pack, job.Script)
-		if err != nil {
-			r.fail(st, 0, failf(FailureScript, false, "read script %s of pack %s: %w", job.Script, st.in.Pack, err), tl)
-			return
-		}
-		script = b
+	script, err := r.scriptFor(st)
+	if err != nil {
+		r.fail(st, 0, failf(FailureScript, false, "%w", err), tl)
+		return
 	}
 	inputs, err := r.inputsFor(r.cmdCtx, st)
 	if err != nil {
@@ -120,6 +116,9 @@ func (r *run) attempt(st *instState, p instancePaths, env map[string]string, scr
 			r.conns.drop(st.host, conn)
 		}
 		return ae
+	}
+	if r.fastEligible(st) && inputsTravel(inputs) {
+		return r.attemptFast(ctx, conn, st, p, env, inputs, tl, fail)
 	}
 	pr, err := r.probe(ctx, conn, st, env)
 	if err != nil {

@@ -22,6 +22,10 @@ type Marker struct {
 	CompletedAt time.Time                 `json:"completed_at"`
 	Evidence    []protocol.EvidenceResult `json:"evidence"`
 	Artifacts   []MarkerArtifact          `json:"artifacts,omitempty"`
+	// Unconfirmed marks the pending marker written with the run, before
+	// the engine judged the evidence; the final marker replaces it. A
+	// later run checks the evidence of either before trusting it.
+	Unconfirmed bool `json:"unconfirmed,omitempty"`
 }
 
 // MarkerArtifact says where a produced artifact is kept on the host.

@@ -73,6 +73,7 @@ func (e *Engine) Run(ctx context.Context, plan *protocol.Plan, in RunInput) (*Re
 	r.conns = newConnCache(e.cfg.Dialer)
 	defer r.conns.closeAll()
 	r.ships = newShipCache()
+	r.preps = newPrepCache()
 
 	r.startOperation(opID)
 	r.em.emit(Event{Type: EventOperationStarted, OpStatus: r.op.Status, Outline: outline(plan)})
@@ -80,6 +81,7 @@ func (e *Engine) Run(ctx context.Context, plan *protocol.Plan, in RunInput) (*Re
 		r.verifyInterventions(ctx)
 	}
 	r.schedule(ctx)
+	r.flushCommits()
 	r.endOperation(ctx)
 	return r.result(), nil
 }

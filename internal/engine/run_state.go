@@ -37,7 +37,12 @@ type run struct {
 	hosts  []string // host index -> name
 	conns  *connCache
 	ships  *shipCache
-	store  *artifactStore
+	preps  *prepCache
+	// commits holds final markers until the next command on their host.
+	commits    commitQueue
+	scriptMu   sync.Mutex
+	scriptMemo map[string][]byte // pack + script path -> content
+	store      *artifactStore
 	// cmdCtx is the context of commands: cancelled GracePeriod after the
 	// run's context is.
 	cmdCtx context.Context

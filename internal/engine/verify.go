@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
@@ -27,43 +28,68 @@ type verifyOut struct {
 	problems  []string // missing artifacts, failed collect commands
 }
 
+// verifyEntry is one item of a verification with the user it runs as.
+type verifyEntry struct {
+	item   batchItem
+	become bool
+	ev     *protocol.Evidence
+	art    int // index into verifyPlan.artifacts, -1 otherwise
+}
+
+// verifyPlan is what a verification will run: collect commands (when
+// collect), evidence checks and reads of the declared artifacts.
+type verifyPlan struct {
+	entries   []verifyEntry
+	artifacts []producedArtifact
+}
+
+func (r *run) planVerify(st *instState, evidence []protocol.Evidence, artDir string, artBecome, collect bool) (verifyPlan, error) {
+	job := st.in.Job
+	var vp verifyPlan
+	for _, spec := range job.Outputs.Artifacts {
+		name, err := artifactFile(spec.ID, spec.File)
+		if err != nil {
+			return vp, failf(FailureArtifact, false, "%v", err)
+		}
+		file := path.Join(artDir, name)
+		if collect && spec.Collect != "" {
+			vp.entries = append(vp.entries, verifyEntry{item: batchItem{kind: "col", cmd: spec.Collect, file: file}, become: job.Controls.Become, art: -1})
+		}
+		vp.artifacts = append(vp.artifacts, producedArtifact{spec: spec, name: name})
+		vp.entries = append(vp.entries, verifyEntry{item: batchItem{kind: "art", file: file}, become: artBecome, art: len(vp.artifacts) - 1})
+	}
+	for i := range evidence {
+		vp.entries = append(vp.entries, verifyEntry{item: batchItem{kind: "ev", cmd: evidence[i].Command}, become: evidence[i].Become, ev: &evidence[i], art: -1})
+	}
+	return vp, nil
+}
+
+// items returns the batch items of the plan.
+func (vp verifyPlan) items() []batchItem {
+	items := make([]batchItem, len(vp.entries))
+	for i, e := range vp.entries {
+		items[i] = e.item
+	}
+	return items
+}
+
 // verify runs, on the instance's host, the collect commands (when collect),
 // the evidence checks and the reads of the declared artifacts from artDir,
 // batched into at most two commands (with and without sudo).
 func (r *run) verify(ctx context.Context, conn transport.Conn, st *instState, env map[string]string,
 	evidence []protocol.Evidence, artDir string, artBecome, collect bool) (verifyOut, error) {
-	job := st.in.Job
-	type entry struct {
-		item   batchItem
-		become bool
-		ev     *protocol.Evidence
-		art    int // index into out.artifacts, -1 otherwise
+	vp, err := r.planVerify(st, evidence, artDir, artBecome, collect)
+	if err != nil {
+		return verifyOut{}, err
 	}
-	var out verifyOut
-	var entries []entry
-	for _, spec := range job.Outputs.Artifacts {
-		name, err := artifactFile(spec.ID, spec.File)
-		if err != nil {
-			return out, failf(FailureArtifact, false, "%v", err)
-		}
-		file := path.Join(artDir, name)
-		if collect && spec.Collect != "" {
-			entries = append(entries, entry{item: batchItem{kind: "col", cmd: spec.Collect, file: file}, become: job.Controls.Become, art: -1})
-		}
-		out.artifacts = append(out.artifacts, producedArtifact{spec: spec, name: name})
-		entries = append(entries, entry{item: batchItem{kind: "art", file: file}, become: artBecome, art: len(out.artifacts) - 1})
+	if len(vp.entries) == 0 {
+		return verifyOut{}, nil
 	}
-	for i := range evidence {
-		entries = append(entries, entry{item: batchItem{kind: "ev", cmd: evidence[i].Command}, become: evidence[i].Become, ev: &evidence[i], art: -1})
-	}
-	if len(entries) == 0 {
-		return out, nil
-	}
-	results := make([]batchOut, len(entries))
+	results := make([]batchOut, len(vp.entries))
 	for _, become := range []bool{false, true} {
 		var items []batchItem
 		var idx []int
-		for i, e := range entries {
+		for i, e := range vp.entries {
 			if e.become == become {
 				items = append(items, e.item)
 				idx = append(idx, i)
@@ -75,24 +101,30 @@ func (r *run) verify(ctx context.Context, conn transport.Conn, st *instState, en
 		benv := maps.Clone(env)
 		batchEnv(benv, items)
 		sctx, cancel := context.WithTimeout(ctx, r.cfg.StepTimeout)
-		res, err := conn.Run(sctx, transport.Command{Cmd: batchCmd, Env: benv, Become: become})
+		res, err := conn.Run(sctx, transport.Command{Cmd: batchCmd, Env: benv, Become: become, RawStdout: true})
 		cancel()
 		if err != nil {
-			return out, fmt.Errorf("check evidence and artifacts on host %s: %w", st.host, err)
+			return verifyOut{}, fmt.Errorf("check evidence and artifacts on host %s: %w", st.host, err)
 		}
 		if res.ExitCode != 0 {
-			return out, failf(FailureTransport, false, "check evidence and artifacts on host %s: exited %d: %s", st.host, res.ExitCode, lastLine(string(res.Stderr)))
+			return verifyOut{}, failf(FailureTransport, false, "check evidence and artifacts on host %s: exited %d: %s", st.host, res.ExitCode, lastLine(string(res.Stderr)))
 		}
 		outs, err := parseBatch(res.Stdout, items)
 		if err != nil {
-			return out, failf(FailureTransport, false, "check evidence and artifacts on host %s: %v", st.host, err)
+			return verifyOut{}, failf(FailureTransport, false, "check evidence and artifacts on host %s: %v", st.host, err)
 		}
 		for k, i := range idx {
 			results[i] = outs[k]
 		}
 	}
+	return r.judgeVerify(st, vp, results), nil
+}
+
+// judgeVerify turns the results of a verification plan into its outcome.
+func (r *run) judgeVerify(st *instState, vp verifyPlan, results []batchOut) verifyOut {
+	out := verifyOut{artifacts: slices.Clone(vp.artifacts)}
 	// Secret values are registered before anything observed is recorded.
-	for i, e := range entries {
+	for i, e := range vp.entries {
 		if e.art < 0 {
 			continue
 		}
@@ -107,9 +139,9 @@ func (r *run) verify(ctx context.Context, conn transport.Conn, st *instState, en
 		}
 	}
 	now := r.cfg.Clock()
-	for i, e := range entries {
+	for i, e := range vp.entries {
 		switch {
-		case e.item.kind == "col" && results[i].code != 0:
+		case e.item.kind == "col" && !results[i].skipped && results[i].code != 0:
 			out.problems = append(out.problems, fmt.Sprintf("collect command for %s exited %d: %s", path.Base(e.item.file), results[i].code, lastLine(string(results[i].stderr))))
 		case e.ev != nil:
 			er := judge(*e.ev, st.host, results[i].stdout, results[i].stderr, results[i].code, now)
@@ -128,7 +160,7 @@ func (r *run) verify(ctx context.Context, conn transport.Conn, st *instState, en
 		}
 	}
 	out.artifacts = kept
-	return out, nil
+	return out
 }
 
 // summary renders what failed in one line.

@@ -28,6 +28,10 @@ type Command struct {
 	// redaction) in addition to the captured copy.
 	Stdout io.Writer
 	Stderr io.Writer
+	// RawStdout returns the captured stdout unredacted, for a caller that
+	// decodes the output and redacts what it records itself (the engine's
+	// framed results). Streamed output and stderr are still redacted.
+	RawStdout bool
 }
 
 // Result of a command that ran to completion (whatever its exit code).

@@ -162,10 +162,15 @@ func (c *Conn) Run(ctx context.Context, cmd transport.Command) (transport.Result
 			*b = (*b)[:max]
 			res.Truncated = true
 		}
-		*b = c.d.redactor.Bytes(*b)
 	}
+	raw := res.Stdout
+	res.Stdout = c.d.redactor.Bytes(res.Stdout)
+	res.Stderr = c.d.redactor.Bytes(res.Stderr)
 	if cmd.Stdout != nil && len(res.Stdout) > 0 {
 		_, _ = cmd.Stdout.Write(res.Stdout)
+	}
+	if cmd.RawStdout {
+		res.Stdout = raw
 	}
 	if cmd.Stderr != nil && len(res.Stderr) > 0 {
 		_, _ = cmd.Stderr.Write(res.Stderr)

@@ -18,7 +18,7 @@ const killGrace = 2 * time.Second
 
 // Run runs cmd; see transport.Conn.
 func (c *conn) Run(ctx context.Context, cmd transport.Command) (transport.Result, error) {
-	res, err := c.run(ctx, cmd, true)
+	res, err := c.run(ctx, cmd, !cmd.RawStdout)
 	if err != nil {
 		return res, c.p.hostErr(c.Host(), "run", fmt.Errorf("`%s`: %w", summary(cmd.Cmd), err))
 	}

@@ -1,0 +1,193 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"path"
+	"strconv"
+
+	"github.com/intentops/terraform-provider-cp/internal/transport"
+)
+
+// The one-session path. A fresh instance whose script, evidence and
+// bookkeeping run as the same user costs one command on its host
+// (fastCmd): queued final markers, the marker check, input artifacts, the
+// script, the evidence and artifact batch, the kept artifacts and a
+// pending marker. The engine then judges the evidence and queues the final
+// marker for the next command on the host. Hosts are prepared once per run
+// (prepareCmd). Other instances take the step-by-step path of attempt.
+
+// fastOut is what one fastCmd session found.
+type fastOut struct {
+	marker   []byte // an existing marker: nothing ran
+	noScript bool   // the script is missing: prepare the host again
+	rc       int
+	results  []batchOut
+}
+
+// inputsTravel reports whether input artifacts can travel in the
+// environment (no NUL byte).
+func inputsTravel(inputs []inputFile) bool {
+	for _, f := range inputs {
+		if bytes.IndexByte(f.content, 0) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *run) attemptFast(ctx context.Context, conn transport.Conn, st *instState, p instancePaths, env map[string]string,
+	inputs []inputFile, tl *tail, fail func(error) *attemptError) (attemptOut, *attemptError) {
+	job := st.in.Job
+	var out attemptOut
+	if err := r.ensurePrepared(ctx, conn, st.host, false); err != nil {
+		return out, fail(err)
+	}
+	vp, err := r.planVerify(st, job.Outputs.Evidence, p.out, job.Controls.Become, true)
+	if err != nil {
+		return out, fail(err)
+	}
+	rerun, reprepared := false, false
+	for {
+		fo, err := r.fastSession(ctx, conn, st, p, env, inputs, vp, rerun, tl)
+		if err != nil {
+			return out, fail(err)
+		}
+		if fo.noScript {
+			if reprepared {
+				return out, failf(FailureTransport, false, "script %s is still missing on host %s after shipping it", p.script, st.host)
+			}
+			reprepared = true
+			if err := r.ensurePrepared(ctx, conn, st.host, true); err != nil {
+				return out, fail(err)
+			}
+			continue
+		}
+		if fo.marker != nil {
+			sat, note, err := r.checkSatisfied(ctx, conn, st, p, env, fo.marker)
+			if err != nil {
+				return out, fail(err)
+			}
+			if sat != nil {
+				return *sat, nil
+			}
+			out.note = "drift: " + note + "; ran again"
+			rerun = true
+			continue
+		}
+		out.exit = fo.rc
+		v := r.judgeVerify(st, vp, fo.results)
+		out.evidence = v.evidence
+		r.emitEvidence(st, v.evidence)
+		if out.exit != 0 {
+			return out, r.exitFailure(st, out.exit, v, tl)
+		}
+		if len(v.failed) > 0 {
+			return out, failf(FailureEvidence, false, "exited 0 but %s", v.summary())
+		}
+		if len(v.problems) > 0 {
+			return out, failf(FailureArtifact, false, "exited 0 but %s", v.summary())
+		}
+		m := r.newMarker(st, StatusDone, "", v.evidence)
+		m.Artifacts = markerArtifacts(p, v.artifacts)
+		body, err := json.Marshal(m)
+		if err != nil {
+			return out, failf(FailureTransport, false, "encode marker of %s: %v", st.in.ID, err)
+		}
+		r.commits.put(st.host, finalMarker{path: p.marker, body: body})
+		out.arts = r.storeArtifacts(st, p, v.artifacts, m.CompletedAt)
+		out.status = StatusDone
+		return out, nil
+	}
+}
+
+// fastSession runs fastCmd for the instance once.
+func (r *run) fastSession(ctx context.Context, conn transport.Conn, st *instState, p instancePaths, env map[string]string,
+	inputs []inputFile, vp verifyPlan, rerun bool, tl *tail) (fastOut, error) {
+	job := st.in.Job
+	timeout := job.Controls.Timeout.D()
+	if timeout <= 0 {
+		timeout = r.cfg.DefaultTimeout
+	}
+	fenv := maps.Clone(env)
+	fenv["CP_TIMEOUT"] = fmt.Sprintf("%.3fs", timeout.Seconds())
+	if rerun {
+		fenv["CP_RERUN"] = "1"
+	}
+	items := vp.items()
+	batchEnv(fenv, items)
+	fenv["CP_IN_N"] = strconv.Itoa(len(inputs))
+	for i, f := range inputs {
+		n := strconv.Itoa(i)
+		fenv["CP_INP"+n] = path.Join(p.in, f.name)
+		fenv["CP_INB"+n] = string(f.content)
+	}
+	fenv["CP_KN"] = strconv.Itoa(len(vp.artifacts))
+	for i, a := range vp.artifacts {
+		n := strconv.Itoa(i)
+		fenv["CP_S"+n] = path.Join(p.out, a.name)
+		fenv["CP_D"+n] = path.Join(p.keep, a.name)
+	}
+	pending := r.newMarker(st, StatusDone, "", nil)
+	pending.Unconfirmed = true
+	body, err := json.Marshal(pending)
+	if err != nil {
+		return fastOut{}, fmt.Errorf("encode marker of %s: %w", st.in.ID, err)
+	}
+	fenv["CP_PENDING"] = string(body)
+	commits := r.commits.take(st.host)
+	commitEnv(fenv, commits)
+
+	cctx, cancel := context.WithTimeout(ctx, timeout+r.cfg.StepTimeout)
+	defer cancel()
+	res, err := conn.Run(cctx, transport.Command{Cmd: fastCmd, Env: fenv, Become: job.Controls.Become, Stderr: tl, RawStdout: true})
+	if err != nil {
+		r.commits.put(st.host, commits...)
+		what := "run the checks of " + st.in.JobID
+		if job.Script != "" {
+			what = "run script " + job.Script
+		}
+		return fastOut{}, fmt.Errorf("%s on host %s: %w", what, st.host, err)
+	}
+	frames, perr := parseFrames(res.Stdout)
+	committed := false
+	for _, f := range frames {
+		if f.kind == "commits" {
+			committed = true
+		}
+	}
+	if !committed {
+		r.commits.put(st.host, commits...)
+	}
+	if res.ExitCode != 0 {
+		return fastOut{}, failf(FailureTransport, false, "engine step for %s on host %s exited %d: %s", st.in.ID, st.host, res.ExitCode, lastLine(string(res.Stderr)))
+	}
+	if perr != nil {
+		return fastOut{}, failf(FailureTransport, false, "run %s on host %s: %v", st.in.ID, st.host, perr)
+	}
+	var fo fastOut
+	ran := false
+	for _, f := range frames {
+		switch f.kind {
+		case "marker":
+			fo.marker = append([]byte{}, f.stdout...)
+			return fo, nil
+		case "noscript":
+			fo.noScript = true
+			return fo, nil
+		case "ran":
+			fo.rc, ran = f.code, true
+		}
+	}
+	if !ran {
+		return fo, failf(FailureTransport, false, "run %s on host %s: the engine's command stopped before the script ran", st.in.ID, st.host)
+	}
+	fo.results, err = batchResults(frames, items)
+	if err != nil {
+		return fo, failf(FailureTransport, false, "check evidence and artifacts of %s on host %s: %v", st.in.ID, st.host, err)
+	}
+	return fo, nil
+}
