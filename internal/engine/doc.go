@@ -38,12 +38,35 @@
 // runs under the job's timeout (Controls.Timeout, else Config.DefaultTimeout),
 // through sudo when Controls.Become.
 //
+// # Commands per instance
+//
+// Starting a process over SSH costs milliseconds (more on a busy host), so
+// the engine sends few commands and its shell text uses builtins where it
+// can. Each host is prepared once per run, in one command: the run
+// directories of its instances are made, and its scripts are written when
+// missing and all checked against their SHA-256. A fresh instance whose
+// script, evidence and the engine's bookkeeping run as the same user
+// (Controls.Become equal to Config.StateBecome, and no evidence with another
+// Become) then costs one command: the marker check (an existing marker is
+// returned and nothing runs), the input artifacts, the script (its output
+// on stderr, streamed into the log tail), the collect, evidence and
+// artifact reads, and, when the script exited 0, the kept artifacts and a
+// pending marker (Marker.Unconfirmed). The engine judges the evidence; the
+// final marker, with the evidence, travels with the next command to the
+// host, or with one command per host at the end of the run. Other
+// instances run step by step: probe, ship, inputs, script, evidence batch
+// per sudo setting, commit.
+//
 // # Success, markers and resume
 //
 // After the script, the job's collect commands and evidence run; the job
 // succeeds only when every evidence holds and every declared artifact exists.
 // A success writes a marker for the instance's idempotency key (or, when the
-// instance has none, its id) and keeps the artifact files beside it. Before
+// instance has none, its id) and keeps the artifact files beside it. A
+// pending marker is written as soon as the script exits 0, so a run killed
+// between the script and the final marker does not redo the work: the next
+// run checks the evidence of a pending marker like any other, and runs the
+// job again when it does not hold. Before
 // running, an instance whose marker exists, whose evidence still holds and
 // whose kept artifacts are present and unexpired is satisfied and not run;
 // a marker whose evidence no longer holds is drift and the job runs again.

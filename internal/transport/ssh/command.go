@@ -58,7 +58,7 @@ func prepare(cmd transport.Command, becomePassword string) (prepared, error) {
 		if err != nil {
 			return prepared{}, err
 		}
-		begin, end := "cp-env-begin-"+nonce, "cp-env-end-"+nonce
+		begin, end := ": cp-env-begin-"+nonce, "__cp_ok=1 # cp-env-end-"+nonce
 		// The markers are random per command, so no value can end the
 		// block early by accident; still make sure.
 		for _, k := range keys {
@@ -69,14 +69,21 @@ func prepare(cmd transport.Command, becomePassword string) (prepared, error) {
 		// One statement per line, each evaluated on its own: newlines
 		// inside values are written as "$__cp_nl", so no statement spans
 		// lines and reading stays linear in the size of the block.
-		fmt.Fprintf(&script, `__cp_ok=
-__cp_nl='
-'
-while IFS= read -r __cp_l; do [ "$__cp_l" = %s ] && break; done
-while IFS= read -r __cp_l; do [ "$__cp_l" = %s ] && { __cp_ok=1; break; }; eval "$__cp_l"; done
-[ -n "$__cp_ok" ] || { echo 'cp: the environment block did not arrive on stdin' >&2; exit 125; }
+		readLoop := fmt.Sprintf(`while IFS= read -r __cp_l; do [ "$__cp_l" = %s ] && break; done
+while IFS= read -r __cp_l; do [ "$__cp_l" = %s ] && { __cp_ok=1; break; }; eval "$__cp_l"; done`, quote(begin), quote(end))
+		script.WriteString("__cp_ok=\n__cp_nl='\n'\n")
+		if cmd.Stdin == nil && !sendPassword {
+			// The block is all of stdin: when stdin is a pipe the shell
+			// sources it, reading in blocks rather than a byte per read(2)
+			// as `read` must. Its lines are shell: the begin marker is a
+			// no-op and the end marker sets __cp_ok.
+			fmt.Fprintf(&script, "if [ -p /dev/stdin ]; then . /dev/stdin; else\n%s\nfi\n", readLoop)
+		} else {
+			script.WriteString(readLoop + "\n")
+		}
+		script.WriteString(`[ -n "$__cp_ok" ] || { echo 'cp: the environment block did not arrive on stdin' >&2; exit 125; }
 unset __cp_l __cp_ok __cp_nl
-`, begin, end)
+`)
 		if sendPassword {
 			input.WriteString(becomePassword)
 			input.WriteByte('\n')

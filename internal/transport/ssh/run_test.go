@@ -227,6 +227,22 @@ func TestRedactionInOutputStreamsAndErrors(t *testing.T) {
 		}
 	}
 
+	// RawStdout: the captured stdout is the caller's to redact; the stream
+	// and stderr are still masked.
+	so, se = safeBuffer{}, safeBuffer{}
+	res = mustRun(t, c, transport.Command{
+		Cmd: `echo "token=$T"; echo "err $T" >&2`, Env: map[string]string{"T": secret},
+		Stdout: &so, Stderr: &se, RawStdout: true,
+	})
+	if string(res.Stdout) != "token="+secret+"\n" {
+		t.Errorf("raw stdout got: %q want: the unmasked line", res.Stdout)
+	}
+	for name, s := range map[string]string{"stderr": string(res.Stderr), "streamed stdout": so.String(), "streamed stderr": se.String()} {
+		if strings.Contains(s, secret) || !strings.Contains(s, transport.Mask) {
+			t.Errorf("RawStdout, %s: got: %q want: masked", name, s)
+		}
+	}
+
 	// The secret reaches an error through a file path and a command.
 	err := c.Upload(ctxT(t, 10*time.Second), transport.File{Path: "/nonexistent-dir-" + secret + "/\x00/x", Content: []byte("x")})
 	if err == nil {
