@@ -30,6 +30,7 @@
 //	run/<operation>/<instance>/out      produced artifacts (CP_OUTPUT_DIR)
 //	run/<operation>/<instance>/work     scratch (CP_WORK_DIR)
 //	markers/<sha256 of key>.json        completion marker per idempotency key
+//	markers/<sha256 of key>.json.pending  the marker written with the run, before the evidence was judged
 //	artifacts/<sha256 of key>/<file>    produced artifacts kept for recovery
 //
 // Parameters and artifacts reach the script only through the environment
@@ -51,7 +52,7 @@
 // returned and nothing runs), the input artifacts, the script (its output
 // on stderr, streamed into the log tail), the collect, evidence and
 // artifact reads, and, when the script exited 0, the kept artifacts and a
-// pending marker (Marker.Unconfirmed). The engine judges the evidence; the
+// pending marker (Marker.Unconfirmed, in its own file). The engine judges the evidence; the
 // final marker, with the evidence, travels with the next command to the
 // host, or with one command per host at the end of the run. Other
 // instances run step by step: probe, ship, inputs, script, evidence batch
@@ -65,8 +66,8 @@
 // instance has none, its id) and keeps the artifact files beside it. A
 // pending marker is written as soon as the script exits 0, so a run killed
 // between the script and the final marker does not redo the work: the next
-// run checks the evidence of a pending marker like any other, and runs the
-// job again when it does not hold. Before
+// run trusts the newest readable of the two markers only after checking
+// its evidence, and runs the job again when it does not hold. Before
 // running, an instance whose marker exists, whose evidence still holds and
 // whose kept artifacts are present and unexpired is satisfied and not run;
 // a marker whose evidence no longer holds is drift and the job runs again.

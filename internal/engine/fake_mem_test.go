@@ -169,7 +169,11 @@ func (c *memConn) Run(ctx context.Context, cmd transport.Command) (transport.Res
 		} else {
 			out.WriteString("script=absent\n")
 		}
-		if m, ok := c.h.file(env["CP_MARKER"]); ok {
+		m, ok := c.h.file(env["CP_MARKER"])
+		if !ok {
+			m, ok = c.h.file(env["CP_MARKER"] + ".pending")
+		}
+		if ok {
 			out.WriteString("marker=present\n")
 			out.Write(m)
 		} else {
@@ -282,9 +286,13 @@ func (c *memConn) batch(env map[string]string, rc int, out *bytes.Buffer) {
 func (c *memConn) fast(ctx context.Context, cmd transport.Command, out *bytes.Buffer) (transport.Result, error) {
 	env := cmd.Env
 	c.commits(env, out)
-	if m, ok := c.h.file(env["CP_MARKER"]); ok && env["CP_RERUN"] == "" {
+	final, ok1 := c.h.file(env["CP_MARKER"])
+	pending, ok2 := c.h.file(env["CP_MARKER"] + ".pending")
+	if (ok1 || ok2) && env["CP_RERUN"] == "" {
 		out.WriteString("@cp marker 0 0\n")
-		lines(out, "|", string(m))
+		lines(out, "|", string(final))
+		out.WriteString("@cp marker 1 0\n")
+		lines(out, "|", string(pending))
 		return transport.Result{Stdout: out.Bytes()}, nil
 	}
 	c.h.mu.Lock()
@@ -335,7 +343,7 @@ func (c *memConn) fast(ctx context.Context, cmd transport.Command, out *bytes.Bu
 				c.h.put(env["CP_D"+strconv.Itoa(i)], b)
 			}
 		}
-		c.h.put(env["CP_MARKER"], []byte(env["CP_PENDING"]+"\n"))
+		c.h.put(env["CP_MARKER"]+".pending", []byte(env["CP_PENDING"]+"\n"))
 		out.WriteString("@cp kept 0 0\n")
 	}
 	return transport.Result{Stdout: out.Bytes()}, nil

@@ -122,6 +122,63 @@ func rawFanout(b *testing.B, pool *cpssh.Pool, hosts []string, run string) (time
 	return time.Since(start), rtts
 }
 
+// rawScriptFanout is rawFanout with each job's work run from its script
+// file, shipped beforehand (not timed), and its evidence after it in the
+// same command: what a driver with no bookkeeping would send for jobs that
+// are scripts.
+func rawScriptFanout(b *testing.B, pool *cpssh.Pool, hosts []string, scripts map[string][]byte, run string) (time.Duration, []time.Duration) {
+	dir := "/var/tmp/cp-fanout-scripts-" + run
+	var wg sync.WaitGroup
+	for _, h := range hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conn, err := pool.Dial(context.Background(), h)
+			if err == nil {
+				_, err = conn.Run(context.Background(), transport.Command{Cmd: "mkdir -p " + dir})
+			}
+			for k := 1; err == nil && k <= fanoutJobs; k++ {
+				name := fmt.Sprintf("j%02d.sh", k)
+				err = conn.Upload(context.Background(), transport.File{Path: dir + "/" + name, Content: scripts["scripts/"+name], Mode: 0o755})
+			}
+			if err != nil {
+				b.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	var mu sync.Mutex
+	var rtts []time.Duration
+	start := time.Now()
+	for _, h := range hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conn, err := pool.Dial(context.Background(), h)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			for k := 1; k <= fanoutJobs; k++ {
+				_, ev := fanoutWork(k)
+				d := "/var/tmp/cp-fanout/" + run
+				t0 := time.Now()
+				res, err := conn.Run(context.Background(), transport.Command{Cmd: fmt.Sprintf("CP_PARAM_DIR=%s %s/j%02d.sh && D=%s; %s", d, dir, k, d, ev)})
+				rtt := time.Since(t0)
+				if err != nil || strings.TrimSpace(string(res.Stdout)) != "done" {
+					b.Errorf("raw script job %d on %s: %v %q %q", k, h, err, res.Stdout, res.Stderr)
+					return
+				}
+				mu.Lock()
+				rtts = append(rtts, rtt)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return time.Since(start), rtts
+}
+
 // ansibleFanout runs the same 20 jobs with ansible-playbook: one shell
 // task per job running its work and its evidence, failing unless the
 // evidence prints "done" (forks 50, pipelining, ControlMaster).
@@ -217,11 +274,14 @@ func BenchmarkFanOut50x20(b *testing.B) {
 	wg.Wait()
 	dialAll := time.Since(dialStart)
 	rawWall, loaded := rawFanout(b, warm, names, "raw")
+	_, scripts := fanoutPlan(names, "scripts")
+	scriptWall, scriptLoaded := rawScriptFanout(b, warm, names, scripts, "rawscript")
 	_ = warm.Close()
 
 	rounds := (n*fanoutJobs + parallelism - 1) / parallelism
 	idealIdle := time.Duration(rounds) * median(idle)
 	idealLoaded := time.Duration(rounds) * median(loaded)
+	idealScript := time.Duration(rounds) * median(scriptLoaded)
 
 	var engineTimes []time.Duration
 	b.ResetTimer()
@@ -259,6 +319,7 @@ func BenchmarkFanOut50x20(b *testing.B) {
 	b.ReportMetric(engine.Seconds(), "engine-s")
 	b.ReportMetric(idealLoaded.Seconds(), "ideal-s")
 	b.ReportMetric(engine.Seconds()/idealLoaded.Seconds(), "x-ideal")
+	b.ReportMetric(engine.Seconds()/idealScript.Seconds(), "x-ideal-script")
 	if ansible > 0 {
 		b.ReportMetric(ansible.Seconds(), "ansible-s")
 		b.ReportMetric(ansible.Seconds()/engine.Seconds(), "x-faster-than-ansible")
@@ -267,6 +328,7 @@ func BenchmarkFanOut50x20(b *testing.B) {
 	fmt.Fprintf(w, "\nfan-out: %d hosts x %d jobs (each with evidence), parallelism %d, %d rounds\n", n, fanoutJobs, parallelism, rounds)
 	fmt.Fprintf(w, "  single job command (work+evidence) round trip, idle host:   median %v\n", median(idle).Round(time.Microsecond))
 	fmt.Fprintf(w, "  the same, all %d hosts at once (raw pool driver):           median %v, wall %v\n", n, median(loaded).Round(time.Microsecond), rawWall.Round(time.Millisecond))
+	fmt.Fprintf(w, "  script file + evidence as one command, all hosts at once:    median %v, wall %v\n", median(scriptLoaded).Round(time.Microsecond), scriptWall.Round(time.Millisecond))
 	fmt.Fprintf(w, "  dialing all hosts at once:                                    %v\n", dialAll.Round(time.Millisecond))
 	fmt.Fprintf(w, "%-44s %10s %10s\n", "", "wall", "vs ideal")
 	row := func(name string, d time.Duration) {
@@ -275,6 +337,8 @@ func BenchmarkFanOut50x20(b *testing.B) {
 	row("ideal, loaded (rounds x loaded median RTT)", idealLoaded)
 	row("ideal, idle (rounds x idle median RTT)", idealIdle)
 	row("raw pool driver (1 command per job)", rawWall)
+	row("ideal for script jobs (rounds x loaded median)", idealScript)
+	row("raw pool driver running the script files", scriptWall)
 	for i, d := range engineTimes {
 		row(fmt.Sprintf("engine run %d (cold pool, markers, evidence)", i+1), d)
 	}

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"path"
 	"strconv"
+	"time"
 
 	"github.com/intentops/terraform-provider-cp/internal/transport"
 )
@@ -22,8 +23,9 @@ import (
 
 // fastOut is what one fastCmd session found.
 type fastOut struct {
-	marker   []byte // an existing marker: nothing ran
-	noScript bool   // the script is missing: prepare the host again
+	marker   []byte   // an existing marker: nothing ran
+	markers  [][]byte // the final and the pending marker as read
+	noScript bool     // the script is missing: prepare the host again
 	rc       int
 	results  []batchOut
 }
@@ -173,14 +175,17 @@ func (r *run) fastSession(ctx context.Context, conn transport.Conn, st *instStat
 	for _, f := range frames {
 		switch f.kind {
 		case "marker":
-			fo.marker = append([]byte{}, f.stdout...)
-			return fo, nil
+			fo.markers = append(fo.markers, append([]byte{}, f.stdout...))
 		case "noscript":
 			fo.noScript = true
 			return fo, nil
 		case "ran":
 			fo.rc, ran = f.code, true
 		}
+	}
+	if len(fo.markers) > 0 {
+		fo.marker = newestMarker(fo.markers)
+		return fo, nil
 	}
 	if !ran {
 		return fo, failf(FailureTransport, false, "run %s on host %s: the engine's command stopped before the script ran", st.in.ID, st.host)
@@ -190,4 +195,30 @@ func (r *run) fastSession(ctx context.Context, conn transport.Conn, st *instStat
 		return fo, failf(FailureTransport, false, "check evidence and artifacts of %s on host %s: %v", st.in.ID, st.host, err)
 	}
 	return fo, nil
+}
+
+// newestMarker picks, of the final and the pending marker of an instance,
+// the readable one completed last; when neither is readable, the first
+// non-empty one, so the caller reports why.
+func newestMarker(raws [][]byte) []byte {
+	var best []byte
+	var bestAt time.Time
+	for _, raw := range raws {
+		m, err := decodeMarker(raw)
+		if err != nil {
+			continue
+		}
+		if best == nil || m.CompletedAt.After(bestAt) {
+			best, bestAt = raw, m.CompletedAt
+		}
+	}
+	if best != nil {
+		return best
+	}
+	for _, raw := range raws {
+		if len(raw) > 0 {
+			return raw
+		}
+	}
+	return []byte{}
 }

@@ -69,11 +69,10 @@ func TestFreshInstanceIsOneCommand(t *testing.T) {
 func readMarker(t *testing.T, n *memNet, in *protocol.JobInstance, res *Result) *Marker {
 	t.Helper()
 	ir, _ := res.Instance(in.ID)
-	b, ok := n.host(ir.Host).file(layout{root: "/var/lib/cp"}.marker(instanceKey(in)))
-	if !ok {
-		t.Fatalf("no marker for %s on %s", in.ID, ir.Host)
-	}
-	m, err := decodeMarker(b)
+	path := layout{root: "/var/lib/cp"}.marker(instanceKey(in))
+	final, _ := n.host(ir.Host).file(path)
+	pending, _ := n.host(ir.Host).file(path + ".pending")
+	m, err := decodeMarker(newestMarker([][]byte{final, pending}))
 	if err != nil {
 		t.Fatalf("marker of %s: %v", in.ID, err)
 	}

@@ -10,7 +10,9 @@ mkdir -p "$CP_INPUT_DIR" "$CP_OUTPUT_DIR" "$CP_WORK_DIR" "$CP_SCRIPTS_DIR" || ex
 chmod 700 "$CP_RUN_DIR" "$CP_INPUT_DIR"
 if [ -n "${SUDO_USER:-}" ]; then chown -R "$SUDO_USER" "$CP_RUN_DIR"; fi
 if [ -n "${CP_SCRIPT:-}" ] && [ -f "$CP_SCRIPT" ] && [ "$(sha256sum <"$CP_SCRIPT" | cut -c1-64)" = "$CP_SCRIPT_SHA" ]; then echo script=present; else echo script=absent; fi
-if [ -f "$CP_MARKER" ]; then echo marker=present; cat "$CP_MARKER"; else echo marker=absent; fi
+if [ -f "$CP_MARKER" ]; then echo marker=present; cat "$CP_MARKER"
+elif [ -f "$CP_MARKER.pending" ]; then echo marker=present; cat "$CP_MARKER.pending"
+else echo marker=absent; fi
 `
 
 // runCmd cleans the output directory and runs the script under timeout(1).
@@ -61,9 +63,10 @@ __cp_rc=0
 `
 
 // commitsLoop writes the final markers the engine queued for this host
-// (CP_FC_N pairs CP_FCM<i> path, CP_FCB<i> body), each over the pending
-// marker the instance's own session wrote. A marker cut short by a crash
-// is unreadable, and an unreadable marker only means the job runs again.
+// (CP_FC_N pairs CP_FCM<i> path, CP_FCB<i> body). The pending marker the
+// instance's own session wrote stays beside it (<marker>.pending): the
+// engine trusts the newest readable one, so a final marker cut short by a
+// crash leaves the pending one in force.
 const commitsLoop = `__cp_i=0
 while [ "$__cp_i" -lt "${CP_FC_N:-0}" ]; do
   eval "__cp_m=\${CP_FCM$__cp_i} __cp_b=\${CP_FCB$__cp_i}"
@@ -140,10 +143,14 @@ echo "@cp prepared $__cp_n 0"
 // CP_INB<i> content), the script under timeout(1) with its output on
 // stderr, the batch of collect, evidence and artifact reads, and, when the
 // script exited 0, the kept artifacts (CP_KN; CP_S<i> -> CP_D<i>) and the
-// pending marker (CP_PENDING). The engine judges the evidence and queues
+// pending marker (CP_PENDING, written to <marker>.pending). An existing
+// marker is printed as two frames, "marker 0" the final one and "marker 1"
+// the pending one, either possibly empty. The engine judges the evidence and queues
 // the final marker for the next session on the host.
-const fastCmd = commitsLoop + linesFn + `if [ -z "${CP_RERUN:-}" ] && [ -f "$CP_MARKER" ]; then
-  echo "@cp marker 0 0"; __cp_lines '|' "$CP_MARKER"; exit 0
+const fastCmd = commitsLoop + linesFn + `if [ -z "${CP_RERUN:-}" ] && { [ -f "$CP_MARKER" ] || [ -f "$CP_MARKER.pending" ]; }; then
+  echo "@cp marker 0 0"; [ ! -f "$CP_MARKER" ] || __cp_lines '|' "$CP_MARKER"
+  echo "@cp marker 1 0"; [ ! -f "$CP_MARKER.pending" ] || __cp_lines '|' "$CP_MARKER.pending"
+  exit 0
 fi
 if [ ! -d "$CP_WORK_DIR" ] || [ ! -d "$CP_INPUT_DIR" ] || [ ! -d "$CP_OUTPUT_DIR" ]; then
   (umask 077; mkdir -p "$CP_INPUT_DIR" "$CP_OUTPUT_DIR" "$CP_WORK_DIR") || exit 90
@@ -179,7 +186,7 @@ __cp_t=$CP_RUN_DIR/.batch
     __cp_i=$((__cp_i+1))
   done
   [ -d "$CP_MARKERS_DIR" ] || mkdir -p "$CP_MARKERS_DIR" || exit 97
-  printf '%s\n' "$CP_PENDING" >"$CP_MARKER" || exit 97
+  printf '%s\n' "$CP_PENDING" >"$CP_MARKER.pending" || exit 97
   echo "@cp kept 0 0"
 fi
 `
