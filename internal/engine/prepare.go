@@ -60,6 +60,9 @@ func (r *run) ensurePrepared(ctx context.Context, conn transport.Conn, host stri
 func (r *run) prepareHost(ctx context.Context, conn transport.Conn, host string) error {
 	pub := []string{r.lay.scriptsDir()}
 	priv := []string{r.lay.markersDir()}
+	// Private: the instance's run directory and its inputs, markers and
+	// kept artifacts. Its output and work directories are as the probe of
+	// the step-by-step path makes them.
 	scripts := map[string][]byte{} // host path -> content
 	for _, st := range r.states {
 		if st.host != host || st.in.Job == nil || !r.fastEligible(st) {
@@ -70,7 +73,8 @@ func (r *run) prepareHost(ctx context.Context, conn transport.Conn, host string)
 			continue // the instance fails with this error when it runs
 		}
 		p := r.paths(st, script)
-		priv = append(priv, p.in, p.out, p.work)
+		pub = append(pub, p.out, p.work)
+		priv = append(priv, p.run, p.in)
 		if len(st.in.Job.Outputs.Artifacts) > 0 {
 			priv = append(priv, p.keep)
 		}

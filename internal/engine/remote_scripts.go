@@ -82,7 +82,8 @@ const flushCmd = commitsLoop
 
 // prepareCmd runs once per host and run, before the first job there: it
 // makes the directories of every instance the run may start on the host
-// (CP_DIRS_PUB and CP_DIRS_PRIV, one path per line), writes the scripts
+// (CP_DIRS_PUB and CP_DIRS_PRIV, one path per line; the private ones mode
+// 700, their parents 755 as for the step-by-step path's probe), writes the scripts
 // that are missing (CP_SN; CP_SP<i> path, CP_SB<i> content) and checks
 // every script against its SHA-256 (CP_SUMS, sha256sum -c lines),
 // rewriting one that does not match. It prints "@cp prepared <written> 0",
@@ -92,9 +93,8 @@ const prepareCmd = `__cp_nl='
 set -f
 IFS=$__cp_nl
 umask 022
-mkdir -p $CP_DIRS_PUB || exit 90
-umask 077
-[ -z "${CP_DIRS_PRIV:-}" ] || mkdir -p $CP_DIRS_PRIV || exit 90
+mkdir -p $CP_DIRS_PUB $CP_DIRS_PRIV || exit 90
+chmod 700 $CP_DIRS_PRIV || exit 90
 unset IFS
 set +f
 umask 022
@@ -153,11 +153,11 @@ const fastCmd = commitsLoop + linesFn + `if [ -z "${CP_RERUN:-}" ] && { [ -f "$C
   exit 0
 fi
 if [ ! -d "$CP_WORK_DIR" ] || [ ! -d "$CP_INPUT_DIR" ] || [ ! -d "$CP_OUTPUT_DIR" ]; then
-  (umask 077; mkdir -p "$CP_INPUT_DIR" "$CP_OUTPUT_DIR" "$CP_WORK_DIR") || exit 90
+  mkdir -p "$CP_INPUT_DIR" "$CP_OUTPUT_DIR" "$CP_WORK_DIR" && chmod 700 "$CP_RUN_DIR" "$CP_INPUT_DIR" || exit 90
 fi
 for __cp_f in "$CP_OUTPUT_DIR"/* "$CP_OUTPUT_DIR"/.[!.]* "$CP_OUTPUT_DIR"/..?*; do
   if [ -e "$__cp_f" ] || [ -L "$__cp_f" ]; then
-    rm -rf "$CP_OUTPUT_DIR" && (umask 077; mkdir "$CP_OUTPUT_DIR") || exit 92
+    rm -rf "$CP_OUTPUT_DIR" && mkdir "$CP_OUTPUT_DIR" || exit 92
     break
   fi
 done
