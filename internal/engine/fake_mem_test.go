@@ -143,7 +143,7 @@ func (c *memConn) Download(ctx context.Context, path string, _ bool) ([]byte, er
 
 func (c *memConn) Run(ctx context.Context, cmd transport.Command) (transport.Result, error) {
 	what := map[string]string{probeCmd: "probe", runCmd: "run", batchCmd: "batch", commitCmd: "commit",
-		prepareCmd: "prepare", fastCmd: "fast", flushCmd: "flush"}[cmd.Cmd]
+		prepareCmd: "prepare", fastCmd: "fast", flushCmd: "flush", killCmd: "kill", dropPendingCmd: "drop"}[cmd.Cmd]
 	if what == "" {
 		return transport.Result{}, fmt.Errorf("memNet: unknown command %q", cmd.Cmd)
 	}
@@ -215,6 +215,10 @@ func (c *memConn) Run(ctx context.Context, cmd transport.Command) (transport.Res
 		fmt.Fprintf(&out, "@cp prepared %d 0\n", written)
 	case "flush":
 		c.commits(env, &out)
+	case "drop":
+		c.h.mu.Lock()
+		delete(c.h.files, env["CP_MARKER"]+".pending")
+		c.h.mu.Unlock()
 	case "fast":
 		return c.fast(ctx, cmd, &out)
 	case "commit":

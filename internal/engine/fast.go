@@ -8,6 +8,7 @@ import (
 	"maps"
 	"path"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/intentops/terraform-provider-cp/internal/transport"
@@ -56,7 +57,11 @@ func (r *run) attemptFast(ctx context.Context, conn transport.Conn, st *instStat
 	for {
 		fo, err := r.fastSession(ctx, conn, st, p, env, inputs, vp, rerun, tl)
 		if err != nil {
-			return out, fail(err)
+			ae := fail(err)
+			if ae.exit != 0 {
+				out.exit = ae.exit
+			}
+			return out, ae
 		}
 		if fo.noScript {
 			if reprepared {
@@ -87,10 +92,11 @@ func (r *run) attemptFast(ctx context.Context, conn transport.Conn, st *instStat
 		if out.exit != 0 {
 			return out, r.exitFailure(st, out.exit, v, tl)
 		}
-		if len(v.failed) > 0 {
-			return out, failf(FailureEvidence, false, "exited 0 but %s", v.summary())
-		}
-		if len(v.problems) > 0 {
+		if len(v.failed) > 0 || len(v.problems) > 0 {
+			r.dropPending(ctx, conn, st, p)
+			if len(v.failed) > 0 {
+				return out, failf(FailureEvidence, false, "exited 0 but %s", v.summary())
+			}
 			return out, failf(FailureArtifact, false, "exited 0 but %s", v.summary())
 		}
 		m := r.newMarker(st, StatusDone, "", v.evidence)
@@ -143,9 +149,21 @@ func (r *run) fastSession(ctx context.Context, conn transport.Conn, st *instStat
 	commits := r.commits.take(st.host)
 	commitEnv(fenv, commits)
 
-	cctx, cancel := context.WithTimeout(ctx, timeout+r.cfg.StepTimeout)
+	cctx, cancel := context.WithTimeout(ctx, timeout+killAfter+r.cfg.StepTimeout)
 	defer cancel()
+	var timedOut atomic.Bool
+	done := make(chan struct{})
+	if job.Script != "" {
+		go r.watchTimeout(ctx, conn, p, job.Controls.Become, timeout, done, &timedOut)
+	}
 	res, err := conn.Run(cctx, transport.Command{Cmd: fastCmd, Env: fenv, Become: job.Controls.Become, Stderr: tl, RawStdout: true})
+	close(done)
+	if err != nil && timedOut.Load() {
+		r.commits.put(st.host, commits...)
+		ae := failf(FailureTimeout, true, "script %s timed out after %s (killed)", job.Script, timeout)
+		ae.exit = 124
+		return fastOut{}, ae
+	}
 	if err != nil {
 		r.commits.put(st.host, commits...)
 		what := "run the checks of " + st.in.JobID
@@ -221,4 +239,50 @@ func newestMarker(raws [][]byte) []byte {
 		}
 	}
 	return []byte{}
+}
+
+// killAfter is how long a script may take to end after TERM before its
+// process group gets KILL (timeout(1)'s -k).
+const killAfter = 5 * time.Second
+
+// watchTimeout enforces the job's timeout on a fastCmd session: at d it
+// sends TERM to the script's process group through killCmd, killAfter
+// later KILL, unless done closes first.
+func (r *run) watchTimeout(ctx context.Context, conn transport.Conn, p instancePaths, become bool, d time.Duration, done <-chan struct{}, fired *atomic.Bool) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for _, sig := range []string{"TERM", "KILL"} {
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		fired.Store(true)
+		sctx, cancel := context.WithTimeout(ctx, r.cfg.StepTimeout)
+		_, _ = conn.Run(sctx, transport.Command{Cmd: killCmd, Env: map[string]string{"CP_RUN_DIR": p.run, "CP_SIGNAL": sig}, Become: become})
+		cancel()
+		t.Reset(killAfter)
+	}
+}
+
+// dropPending removes the pending marker the session wrote when the script
+// exited 0 but the engine judged the attempt failed, so that the failure
+// is not taken for work done (a later manual fix is verified as such).
+// When that fails, the next run still checks the marker's evidence first.
+func (r *run) dropPending(ctx context.Context, conn transport.Conn, st *instState, p instancePaths) {
+	sctx, cancel := context.WithTimeout(ctx, r.cfg.StepTimeout)
+	defer cancel()
+	res, err := conn.Run(sctx, transport.Command{Cmd: dropPendingCmd, Env: map[string]string{"CP_MARKER": p.marker}, Become: st.in.Job.Controls.Become})
+	if err == nil && res.ExitCode == 0 {
+		return
+	}
+	msg := fmt.Sprintf("pending marker %s.pending of failed instance %s not removed: ", p.marker, st.in.ID)
+	if err != nil {
+		msg += err.Error()
+	} else {
+		msg += fmt.Sprintf("exited %d: %s", res.ExitCode, lastLine(string(res.Stderr)))
+	}
+	r.em.emit(Event{Type: EventMarkersPending, Instance: st.in.ID, Host: st.host, Message: r.cfg.Redactor.String(msg)})
 }

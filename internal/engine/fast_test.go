@@ -134,9 +134,11 @@ func TestPendingMarkersStandInForFinalOnes(t *testing.T) {
 	}
 }
 
-// A script that exits 0 while its evidence fails leaves a pending marker;
-// the next run checks that evidence, finds it still failing and runs the
-// job again.
+// A script that exits 0 while its evidence fails: the pending marker its
+// command wrote is removed once the engine judged the attempt failed, so
+// the next run runs the job again. A pending marker left behind (the
+// removal failed) is checked first and does not satisfy while its
+// evidence fails.
 func TestPendingMarkerOfFailedEvidenceDoesNotSatisfy(t *testing.T) {
 	n := clusterNet("w1")
 	script := n.script
@@ -154,6 +156,27 @@ func TestPendingMarkerOfFailedEvidenceDoesNotSatisfy(t *testing.T) {
 	if in.Class != FailureEvidence {
 		t.Errorf("class got: %s want: evidence", in.Class)
 	}
+	marker := layout{root: "/var/lib/cp"}.marker("runtime:w1")
+	if _, ok := n.host("w1").file(marker + ".pending"); ok {
+		t.Errorf("the pending marker of the failed attempt is still on the host")
+	}
+	if got := n.count("drop"); got != 1 {
+		t.Errorf("drop commands got: %d want: 1", got)
+	}
+	// Again, with the removal failing: the marker stays, and the next run
+	// checks it, finds its evidence failing and runs the job.
+	n.hook = func(ctx context.Context, host, what string) error {
+		if what == "drop" {
+			return errors.New("connection reset")
+		}
+		return nil
+	}
+	res = mustRun(t, e, clusterPlan("w1"), RunInput{})
+	wantStatus(t, res, "runtime[w1]", StatusFailed)
+	if _, ok := n.host("w1").file(marker + ".pending"); !ok {
+		t.Fatalf("want the pending marker left behind")
+	}
+	n.hook = nil
 	n.host("w1").set("lie", "")
 	n.host("w1").set("runtime", "inactive")
 	res = mustRun(t, e, clusterPlan("w1"), RunInput{})
@@ -161,8 +184,8 @@ func TestPendingMarkerOfFailedEvidenceDoesNotSatisfy(t *testing.T) {
 	if !strings.Contains(in.Reason, "no longer holds") {
 		t.Errorf("reason got: %q want: the failing evidence of the marker", in.Reason)
 	}
-	if got := n.host("w1").runCount("runtime[w1]"); got != 2 {
-		t.Errorf("runtime[w1] ran %d times want 2", got)
+	if got := n.host("w1").runCount("runtime[w1]"); got != 3 {
+		t.Errorf("runtime[w1] ran %d times want 3", got)
 	}
 }
 

@@ -65,6 +65,12 @@ install -m 600 "$CP_ARTIFACT_JOIN_TOKEN" "$CP_PARAM_STATE"
   echo ok >"$CP_PARAM_CONF"
 fi
 `,
+	// hang starts a child that writes a file after 3 s, then sleeps past
+	// any test timeout.
+	"scripts/hang.sh": itPreamble + `mkdir -p "$(dirname "$CP_PARAM_STATE")"
+(sleep 3; echo survived >"$CP_PARAM_STATE.child") &
+sleep 60
+`,
 	// long waits for a marker file the first time (so a fault can be
 	// injected while it runs); later attempts finish at once.
 	"scripts/long.sh": itPreamble + `mkdir -p "$(dirname "$CP_PARAM_STATE")"
@@ -252,6 +258,8 @@ func (e *itEnv) waitHostFile(host, p string, within time.Duration) {
 type itPlan struct {
 	e *itEnv
 	p *protocol.Plan
+	// stepByStep makes the instances take the step-by-step path.
+	stepByStep bool
 }
 
 func (e *itEnv) plan(id string) *itPlan {
@@ -274,8 +282,15 @@ func itJob(id, script string, evs ...protocol.Evidence) *protocol.Job {
 }
 
 // add adds an instance of job on host (empty: once) with the log and
-// state parameters filled in and extra params.
+// state parameters filled in and extra params. The job, its evidence and
+// the engine's bookkeeping all run through sudo, so the instance takes the
+// one-command path, unless the plan is stepByStep (job and evidence as the
+// login user, bookkeeping through sudo).
 func (b *itPlan) add(job *protocol.Job, host string, needs []string, params ...string) *protocol.JobInstance {
+	job.Controls.Become = !b.stepByStep
+	for i := range job.Outputs.Evidence {
+		job.Outputs.Evidence[i].Become = !b.stepByStep
+	}
 	in := newInst(job, job.ID, host, needs...)
 	in.Pack = "it@1.0.0"
 	in.Params = map[string]string{"log": b.e.logPath(), "state": b.e.statePath(in.ID)}

@@ -77,8 +77,9 @@ func TestIntegrationExitZeroWithFailingEvidenceFails(t *testing.T) {
 
 // resumePlan: prepare on every node, init on the master, join on each
 // worker (needs init and its own prepare), verify once.
-func resumePlan(e *itEnv) *protocol.Plan {
+func resumePlan(e *itEnv, stepByStep bool) *protocol.Plan {
 	b := e.plan("resume")
+	b.stepByStep = stepByStep
 	prep := itJob("prepare", "step", stateEvidence("prepared"))
 	initJ := itJob("init", "step", stateEvidence("initialized"))
 	join := itJob("join", "step", stateEvidence("joined"))
@@ -102,13 +103,18 @@ func resumePlan(e *itEnv) *protocol.Plan {
 // finished runs again (counted by the run logs on the hosts).
 func TestIntegrationCancelledRunResumes(t *testing.T) {
 	e := startIT(t, "rs-m1", "rs-w1", "rs-w2")
-	total := len(resumePlan(e).Instances)
+	total := len(resumePlan(e, false).Instances)
 	for _, tc := range []struct {
-		after int
-		grace time.Duration
-	}{{1, 0}, {3, -1}, {5, 0}, {total - 1, -1}} {
-		t.Run(fmt.Sprintf("after %d grace %v", tc.after, tc.grace), func(t *testing.T) {
-			s := e.sub(fmt.Sprintf("resume-%d", tc.after))
+		after      int
+		grace      time.Duration
+		stepByStep bool
+	}{{1, 0, false}, {3, -1, false}, {5, 0, false}, {total - 1, -1, false}, {2, 0, true}, {total - 1, -1, true}} {
+		path := "one command"
+		if tc.stepByStep {
+			path = "step by step"
+		}
+		t.Run(fmt.Sprintf("%s after %d grace %v", path, tc.after, tc.grace), func(t *testing.T) {
+			s := e.sub(fmt.Sprintf("resume-%d-%v", tc.after, tc.stepByStep))
 			s.t = t
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
@@ -122,7 +128,7 @@ func TestIntegrationCancelledRunResumes(t *testing.T) {
 					}
 				}
 			})
-			res := s.run(eng, ctx, resumePlan(s), RunInput{OperationID: "op-resume"})
+			res := s.run(eng, ctx, resumePlan(s, tc.stepByStep), RunInput{OperationID: "op-resume"})
 			if res.Operation.Status != protocol.StatusInterrupted {
 				t.Fatalf("first run got: %s want: Interrupted\n%s", res.Operation.Status, dump(res))
 			}
@@ -140,7 +146,7 @@ func TestIntegrationCancelledRunResumes(t *testing.T) {
 			}
 
 			eng2, _ := s.engine(nil) // fresh engine, fresh pool
-			res2 := s.run(eng2, t.Context(), resumePlan(s), RunInput{Previous: &res.Operation})
+			res2 := s.run(eng2, t.Context(), resumePlan(s, tc.stepByStep), RunInput{Previous: &res.Operation})
 			if res2.Operation.Status != protocol.StatusCompleted {
 				t.Fatalf("second run got: %s want: Completed\n%s", res2.Operation.Status, dump(res2))
 			}
@@ -583,5 +589,40 @@ func TestIntegrationConnectionLostMidCommandIsRetried(t *testing.T) {
 				t.Errorf("long[kl-1] executed %d times want 2", got)
 			}
 		})
+	}
+}
+
+// A script that outlives its job's timeout is stopped with the processes
+// it started: the attempt fails as a timeout with exit 124 (what
+// timeout(1) reports), is retried per the policy, and no child of the
+// script lives on to write its file.
+func TestIntegrationScriptTimeoutStopsItsProcessGroup(t *testing.T) {
+	e := startIT(t, "to-1")
+	b := e.plan("timeout")
+	hang := itJob("hang", "hang")
+	hang.Controls.Timeout = protocol.Duration(time.Second)
+	hang.Controls.RetryPolicy = protocol.RetryPolicy{MaxAttempts: 2, Backoff: protocol.Duration(10 * time.Millisecond)}
+	b.add(hang, "to-1", nil)
+	eng, _ := e.engine(nil)
+	res := e.run(eng, t.Context(), b.p, RunInput{})
+	in := wantStatus(t, res, "hang[to-1]", StatusFailed)
+	if in.Class != FailureTimeout || len(in.Attempts) != 2 {
+		t.Fatalf("got: class %s, %d attempts want: timeout after 2 attempts\n%s", in.Class, len(in.Attempts), dump(res))
+	}
+	for _, a := range in.Attempts {
+		if a.ExitCode != 124 || a.Class != FailureTimeout {
+			t.Errorf("attempt %d got: exit %d class %s (%s) want: 124, timeout", a.Number, a.ExitCode, a.Class, a.Error)
+		}
+	}
+	if !strings.Contains(in.Reason, "timed out after 1s") {
+		t.Errorf("reason got: %q", in.Reason)
+	}
+	// The child would write its file 3 s after it started.
+	time.Sleep(4 * time.Second)
+	if b, err := e.hostFile("to-1", e.statePath("hang[to-1]")+".child"); err == nil {
+		t.Errorf("a child of the timed-out script lived on and wrote %q", b)
+	}
+	if got := e.runs()["hang[to-1]"]; got != 2 {
+		t.Errorf("hang[to-1] started %d times want 2", got)
 	}
 }

@@ -101,7 +101,8 @@ func (r *run) verifyFix(ctx context.Context, st *instState, iv protocol.Interven
 	if err != nil {
 		return fail("%v", err)
 	}
-	if pr.marker != nil {
+	// An unconfirmed marker may be the failed attempt's own: verify the fix.
+	if m, derr := decodeMarker(pr.marker); pr.marker != nil && derr == nil && !m.Unconfirmed {
 		if sat, _, err := r.checkSatisfied(r.cmdCtx, conn, st, p, env, pr.marker); err == nil && sat != nil {
 			return nil // already done: the scheduler finds it satisfied
 		}

@@ -140,8 +140,9 @@ echo "@cp prepared $__cp_n 0"
 // fastCmd is the whole of a fresh instance in one session: queued final
 // markers of earlier instances, the marker check (an existing marker is
 // printed and nothing runs), input artifacts (CP_IN_N; CP_INP<i> path,
-// CP_INB<i> content), the script under timeout(1) with its output on
-// stderr, the batch of collect, evidence and artifact reads, and, when the
+// CP_INB<i> content), the script with its output on stderr (its pid in
+// <run dir>/pid while it runs, for killCmd; a TERM makes the shell report
+// 124, as timeout(1) does, and carry on), the batch of collect, evidence and artifact reads, and, when the
 // script exited 0, the kept artifacts (CP_KN; CP_S<i> -> CP_D<i>) and the
 // pending marker (CP_PENDING, written to <marker>.pending). An existing
 // marker is printed as two frames, "marker 0" the final one and "marker 1"
@@ -171,8 +172,16 @@ while [ "$__cp_i" -lt "${CP_IN_N:-0}" ]; do
 done
 __cp_rc=0
 if [ -n "${CP_SCRIPT:-}" ]; then
-  (cd "$CP_WORK_DIR" && exec timeout -k 5 "$CP_TIMEOUT" "$CP_SCRIPT") </dev/null >&2
-  __cp_rc=$?
+  __cp_to=
+  trap '__cp_to=1' TERM
+  (cd "$CP_WORK_DIR" && exec "$CP_SCRIPT") </dev/null >&2 &
+  __cp_pid=$!
+  echo "$__cp_pid" >"$CP_RUN_DIR/pid"
+  wait "$__cp_pid"; __cp_rc=$?
+  while [ -n "$__cp_to" ] && kill -0 "$__cp_pid" 2>/dev/null; do wait "$__cp_pid"; __cp_rc=$?; done
+  : >"$CP_RUN_DIR/pid"
+  trap - TERM
+  [ -z "$__cp_to" ] || __cp_rc=124
 fi
 umask 077
 echo "@cp ran 0 $__cp_rc"
@@ -205,4 +214,24 @@ while [ "$i" -lt "$CP_N" ]; do
 done
 cat >"$CP_MARKER.tmp"
 mv -f "$CP_MARKER.tmp" "$CP_MARKER"
+`
+
+// killCmd signals (CP_SIGNAL: TERM, then KILL; dash's kill takes no "--"
+// before a negative pid) the process group of the
+// script a fastCmd session is running, found through <run dir>/pid: the
+// engine's timeout of the job, without a timeout(1) process per job. The
+// session's shell survives TERM and reports exit 124; KILL ends it too.
+const killCmd = `__cp_p=
+read -r __cp_p <"$CP_RUN_DIR/pid" 2>/dev/null
+case "$__cp_p" in ''|*[!0-9]*) exit 0 ;; esac
+read -r __cp_s <"/proc/$__cp_p/stat" 2>/dev/null || exit 0
+__cp_s=${__cp_s##*) }
+set -- $__cp_s
+case "${3:-}" in ''|*[!0-9]*|0|1) exit 0 ;; esac
+kill "-$CP_SIGNAL" "-$3" 2>/dev/null
+exit 0
+`
+
+// dropPendingCmd removes an instance's pending marker (CP_MARKER.pending).
+const dropPendingCmd = `rm -f "$CP_MARKER.pending"
 `
