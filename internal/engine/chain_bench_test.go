@@ -3,6 +3,10 @@ package engine
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -29,23 +33,56 @@ func BenchmarkChainOneHost(b *testing.B) {
 		b.Fatal(err)
 	}
 	var engine, raw time.Duration
+	var engineCPU, rawCPU, engineGo, rawGo time.Duration
 	b.ResetTimer()
 	for i := range b.N {
 		run := fmt.Sprintf("chain-%d", i)
 		plan, scripts := fanoutPlan(names, run)
 		eng := New(Config{Dialer: pool, Parallelism: 1, PerHost: 1, StateDir: "/var/tmp/cp-chain-state-" + run,
 			Scripts: func(pack, p string) ([]byte, error) { return scripts[p], nil }})
-		start := time.Now()
+		start, cpu0, go0 := time.Now(), machineCPU(b), selfCPU()
 		res, err := eng.Run(context.Background(), plan, RunInput{})
 		engine += time.Since(start)
+		engineCPU += machineCPU(b) - cpu0
+		engineGo += selfCPU() - go0
 		if err != nil || res.Operation.Status != protocol.StatusCompleted {
 			b.Fatalf("engine run: %v %s: %v", err, res.Operation.Status, res.Err())
 		}
+		cpu0, go0 = machineCPU(b), selfCPU()
 		wall, _ := rawScriptFanout(b, pool, names, scripts, "raw"+run)
 		raw += wall
+		rawCPU += machineCPU(b) - cpu0 // includes shipping the scripts
+		rawGo += selfCPU() - go0
 	}
 	b.StopTimer()
 	perJob := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) / float64(b.N*fanoutJobs) }
 	b.ReportMetric(perJob(engine), "engine-ms/job")
 	b.ReportMetric(perJob(raw), "script-driver-ms/job")
+	b.ReportMetric(perJob(engineCPU), "engine-cpu-ms/job")
+	b.ReportMetric(perJob(engineGo), "engine-go-cpu-ms/job")
+	b.ReportMetric(perJob(rawCPU), "script-driver-cpu-ms/job")
+	b.ReportMetric(perJob(rawGo), "script-driver-go-cpu-ms/job")
+}
+
+// machineCPU is the CPU time all processes used so far (/proc/stat).
+func machineCPU(b *testing.B) time.Duration {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		b.Fatal(err)
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	f := strings.Fields(line)
+	var ticks int64
+	for _, i := range []int{1, 2, 3, 6, 7} { // user nice system irq softirq
+		n, _ := strconv.ParseInt(f[i], 10, 64)
+		ticks += n
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond // USER_HZ 100
+}
+
+// selfCPU is the CPU time this process used so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
