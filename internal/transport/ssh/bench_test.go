@@ -37,27 +37,37 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 //   - overhead-p50-ms: p50 minus that, what this package adds (session
 //     slot, context watch, output capture, the `exec sh -c` that gives
 //     every command POSIX sh semantics whatever the login shell);
+//   - loginsh-p50-ms, loginsh-overhead-p50-ms: the same with
+//     Host.LoginShellSh (the fixture's users log in to /bin/sh), where the
+//     login shell runs the command without the `exec sh -c`;
 //   - openssh-mux-p50-ms: `ssh true` through an OpenSSH ControlMaster
 //     already connected (when the client is installed);
 //   - local-spawn-p50-ms: `sh -c 'exec sh -c true'` spawned locally, the
 //     cost of the processes alone on this machine.
 func BenchmarkRunTrue(b *testing.B) {
 	e := newEnv(b, sshdOptions{})
-	p := newPool(b, Options{}, e.host("h1"))
+	direct := e.host("h2")
+	direct.LoginShellSh = true
+	p := newPool(b, Options{}, e.host("h1"), direct)
 	c := dial(b, p, "h1")
 	ctx := context.Background()
-	mustRun(b, c, transport.Command{Cmd: "true"})
-	lat := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		st := time.Now()
-		res, err := c.Run(ctx, transport.Command{Cmd: "true"})
-		if err != nil || res.ExitCode != 0 {
-			b.Fatal(err, res.ExitCode)
+	timeTrue := func(c *conn, n int) []time.Duration {
+		mustRun(b, c, transport.Command{Cmd: "true"})
+		lat := make([]time.Duration, 0, n)
+		for i := 0; i < n; i++ {
+			st := time.Now()
+			res, err := c.Run(ctx, transport.Command{Cmd: "true"})
+			if err != nil || res.ExitCode != 0 {
+				b.Fatal(err, res.ExitCode)
+			}
+			lat = append(lat, time.Since(st))
 		}
-		lat = append(lat, time.Since(st))
+		return lat
 	}
+	b.ResetTimer()
+	lat := timeTrue(c, b.N)
 	b.StopTimer()
+	loginSh := timeTrue(dial(b, p, "h2"), b.N)
 	cl, err := p.client(ctx, c.e)
 	if err != nil {
 		b.Fatal(err)
@@ -88,6 +98,9 @@ func BenchmarkRunTrue(b *testing.B) {
 	b.ReportMetric(ms(p99), "p99-ms")
 	b.ReportMetric(ms(b50), "bare-session-p50-ms")
 	b.ReportMetric(ms(p50-b50), "overhead-p50-ms")
+	b.ReportMetric(ms(percentile(loginSh, 0.5)), "loginsh-p50-ms")
+	b.ReportMetric(ms(percentile(loginSh, 0.99)), "loginsh-p99-ms")
+	b.ReportMetric(ms(percentile(loginSh, 0.5)-b50), "loginsh-overhead-p50-ms")
 	b.ReportMetric(ms(l50), "local-spawn-p50-ms")
 	if mux := opensshMux(b, e); len(mux) > 0 {
 		b.ReportMetric(ms(percentile(mux, 0.5)), "openssh-mux-p50-ms")

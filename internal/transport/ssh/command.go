@@ -35,8 +35,9 @@ type prepared struct {
 
 // prepare builds the session command line and stdin for cmd (see the
 // package documentation for the protocol). becomePassword is the host's
-// sudo password, used only when cmd.Become is set.
-func prepare(cmd transport.Command, becomePassword string) (prepared, error) {
+// sudo password, used only when cmd.Become is set; loginSh says the login
+// shell is /bin/sh (Host.LoginShellSh).
+func prepare(cmd transport.Command, becomePassword string, loginSh bool) (prepared, error) {
 	keys := make([]string, 0, len(cmd.Env))
 	for k, v := range cmd.Env {
 		if !envName.MatchString(k) {
@@ -103,6 +104,8 @@ unset __cp_l __cp_ok __cp_nl
 
 	var line string
 	switch {
+	case !cmd.Become && loginSh:
+		line = script.String()
 	case !cmd.Become:
 		line = "exec sh -c " + quote(script.String())
 	case sendPassword:

@@ -45,7 +45,7 @@ func TestQuoteRoundTripsThroughSh(t *testing.T) {
 func TestPrepareKeepsValuesOutOfTheCommandLine(t *testing.T) {
 	env := nastyValues()
 	env["SECRET"] = "hunter2-very-secret"
-	p, err := prepare(transport.Command{Cmd: "true", Env: env, Become: true, Dir: "/tmp"}, "sudo-pass-123")
+	p, err := prepare(transport.Command{Cmd: "true", Env: env, Become: true, Dir: "/tmp"}, "sudo-pass-123", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestPrepareKeepsValuesOutOfTheCommandLine(t *testing.T) {
 	if !strings.HasPrefix(p.line, "exec sudo -S -p '' -- sh -c ") {
 		t.Errorf("got: %s want: sudo -S -p '' prefix", p.line)
 	}
-	p, err = prepare(transport.Command{Cmd: "true", Become: true}, "")
+	p, err = prepare(transport.Command{Cmd: "true", Become: true}, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,13 +66,32 @@ func TestPrepareKeepsValuesOutOfTheCommandLine(t *testing.T) {
 	}
 }
 
+// With the login shell declared /bin/sh, a command without Become is the
+// script itself; with Become it still goes through sudo and sh -c.
+func TestPrepareLoginShellSh(t *testing.T) {
+	p, err := prepare(transport.Command{Cmd: "echo hi", Env: map[string]string{"A": "b"}}, "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(p.line, "exec sh -c") || !strings.HasSuffix(p.line, "echo hi") {
+		t.Errorf("got: %s want: the script itself", p.line)
+	}
+	p, err = prepare(transport.Command{Cmd: "echo hi", Become: true}, "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(p.line, "exec sudo -n -- sh -c ") {
+		t.Errorf("got: %s want: sudo -n -- sh -c", p.line)
+	}
+}
+
 func TestPrepareRejectsBadNames(t *testing.T) {
 	for _, k := range []string{"", "1A", "A-B", "A B", "A=B", "$(x)"} {
-		if _, err := prepare(transport.Command{Cmd: "true", Env: map[string]string{k: "v"}}, ""); err == nil {
+		if _, err := prepare(transport.Command{Cmd: "true", Env: map[string]string{k: "v"}}, "", false); err == nil {
 			t.Errorf("name %q: got no error", k)
 		}
 	}
-	if _, err := prepare(transport.Command{Cmd: "true", Env: map[string]string{"A": "x\x00y"}}, ""); err == nil {
+	if _, err := prepare(transport.Command{Cmd: "true", Env: map[string]string{"A": "x\x00y"}}, "", false); err == nil {
 		t.Error("NUL in value: got no error")
 	}
 }

@@ -26,6 +26,13 @@ type Host struct {
 	// Jump is a bastion the connection goes through; it has its own
 	// credentials and host key check and may itself have a Jump.
 	Jump *Host
+	// LoginShellSh declares that the user's login shell is /bin/sh. sshd
+	// runs every command as `<login shell> -c COMMAND`, so commands
+	// without Become are then sent as they are, not wrapped in
+	// `exec sh -c`: the same shell, one process start fewer per command.
+	// Leave it false when the login shell is anything else (bash, zsh,
+	// fish...), or unknown.
+	LoginShellSh bool
 }
 
 // Auth lists the credentials to offer, in this order: private key, agent,

@@ -10,14 +10,21 @@
 //
 // Every command runs as `sh -c SCRIPT` (through `sudo -n` or
 // `sudo -S -p ”` when Command.Become is set), whatever the login shell.
+// When Host.LoginShellSh declares the login shell to be /bin/sh, a command
+// without Become is sent as SCRIPT itself: sshd already runs it with
+// `sh -c`, and one process start per command is saved.
 // SCRIPT holds only Command.Cmd and a fixed preamble; values never appear
 // in the command line, so they are not visible in the process list:
 //
 //   - Environment variables are sent on the session's stdin, ahead of the
 //     caller's stdin, as `export K='V'` lines between two marker lines
-//     carrying a random nonce. The preamble reads them with the shell's
-//     `read` (which reads one byte at a time and so never consumes the
-//     caller's stdin), evaluates them and forgets them. This does not depend
+//     carrying a random nonce. When the caller has stdin of its own (or a
+//     sudo password precedes the block), the preamble reads them with the
+//     shell's `read`, which reads one byte at a time and so never consumes
+//     the caller's stdin, and evaluates them; otherwise the block is all
+//     of stdin and, stdin being a pipe, the shell sources it in blocks
+//     (the marker lines are shell too). Either way it checks that the
+//     whole block arrived and forgets its own variables. This does not depend
 //     on the server's AcceptEnv, survives sudo's env_reset, and quotes any
 //     value (quotes, newlines, $(), backticks) safely.
 //   - The sudo password, when one is configured, is the first line of stdin,

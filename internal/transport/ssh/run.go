@@ -34,7 +34,7 @@ func (c *conn) run(ctx context.Context, cmd transport.Command, redactStdout bool
 	if err := ctx.Err(); err != nil {
 		return transport.Result{}, ctxErr(ctx, "before start")
 	}
-	prep, err := prepare(cmd, c.e.host.BecomePassword)
+	prep, err := prepare(cmd, c.e.host.BecomePassword, c.e.host.LoginShellSh)
 	if err != nil {
 		return transport.Result{}, err
 	}

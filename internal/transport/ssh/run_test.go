@@ -62,26 +62,40 @@ func TestRunOutputExitStdinDir(t *testing.T) {
 	}
 }
 
+// Every value arrives byte for byte: with the caller's stdin after the
+// environment block (read line by line) and without (the block sourced
+// from the stdin pipe), wrapped in `sh -c` or, with Host.LoginShellSh (the
+// fixture's users log in to /bin/sh), run by the login shell itself.
 func TestRunEnvNastyValuesArriveIntact(t *testing.T) {
 	e := newEnv(t, sshdOptions{})
-	p := newPool(t, Options{}, e.host("h1"))
-	c := dial(t, p, "h1")
+	h := e.host("h1")
+	direct := e.host("h2")
+	direct.LoginShellSh = true
+	p := newPool(t, Options{}, h, direct)
 	env := nastyValues()
 	env["BIG"] = strings.Repeat("0123456789'\"\n", 5000)
 	os.Remove("/tmp/cp-pwned")
-	for name, want := range env {
-		res := mustRun(t, c, transport.Command{
-			Cmd:   fmt.Sprintf(`printf '%%s' "$%s"; cat >&2`, name),
-			Env:   env,
-			Stdin: strings.NewReader("stdin after env\n"),
-		})
-		if string(res.Stdout) != want {
-			t.Errorf("%s: got: %q want: %q", name, res.Stdout, want)
-		}
-		if string(res.Stderr) != "stdin after env\n" {
-			t.Errorf("%s: stdin: got: %q", name, res.Stderr)
+	for _, host := range []string{"h1", "h2"} {
+		c := dial(t, p, host)
+		for name, want := range env {
+			res := mustRun(t, c, transport.Command{
+				Cmd:   fmt.Sprintf(`printf '%%s' "$%s"; cat >&2`, name),
+				Env:   env,
+				Stdin: strings.NewReader("stdin after env\n"),
+			})
+			if string(res.Stdout) != want {
+				t.Errorf("%s, %s: got: %q want: %q", host, name, res.Stdout, want)
+			}
+			if string(res.Stderr) != "stdin after env\n" {
+				t.Errorf("%s, %s: stdin: got: %q", host, name, res.Stderr)
+			}
+			res = mustRun(t, c, transport.Command{Cmd: fmt.Sprintf(`printf '%%s' "$%s"; cat >&2`, name), Env: env})
+			if string(res.Stdout) != want || len(res.Stderr) != 0 {
+				t.Errorf("%s, %s, no stdin: got: %q (stderr %q) want: %q", host, name, res.Stdout, res.Stderr, want)
+			}
 		}
 	}
+	c := dial(t, p, "h1")
 	if _, err := os.Stat("/tmp/cp-pwned"); err == nil {
 		t.Fatal("a value was executed by the shell")
 	}
