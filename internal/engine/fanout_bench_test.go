@@ -90,6 +90,16 @@ func median(ds []time.Duration) time.Duration {
 // order, all hosts at once over a warm pool. It returns the wall time and
 // every command's round trip.
 func rawFanout(b *testing.B, pool *cpssh.Pool, hosts []string, run string) (time.Duration, []time.Duration) {
+	return driveJobs(b, pool, hosts, func(k int) string {
+		work, ev := fanoutWork(k)
+		return "D=/var/tmp/cp-fanout/" + run + "; " + work + " && " + ev
+	})
+}
+
+// driveJobs runs command(1..fanoutJobs) on every host in order, all hosts
+// at once; each must print "done". It returns the wall time and every
+// command's round trip.
+func driveJobs(b *testing.B, pool *cpssh.Pool, hosts []string, command func(k int) string) (time.Duration, []time.Duration) {
 	var mu sync.Mutex
 	var rtts []time.Duration
 	var wg sync.WaitGroup
@@ -104,12 +114,11 @@ func rawFanout(b *testing.B, pool *cpssh.Pool, hosts []string, run string) (time
 				return
 			}
 			for k := 1; k <= fanoutJobs; k++ {
-				work, ev := fanoutWork(k)
 				t0 := time.Now()
-				res, err := conn.Run(context.Background(), transport.Command{Cmd: "D=/var/tmp/cp-fanout/" + run + "; " + work + " && " + ev})
+				res, err := conn.Run(context.Background(), transport.Command{Cmd: command(k)})
 				d := time.Since(t0)
 				if err != nil || strings.TrimSpace(string(res.Stdout)) != "done" {
-					b.Errorf("raw job %d on %s: %v %q", k, h, err, res.Stdout)
+					b.Errorf("job %d on %s: %v %q %q", k, h, err, res.Stdout, res.Stderr)
 					return
 				}
 				mu.Lock()
@@ -147,36 +156,11 @@ func rawScriptFanout(b *testing.B, pool *cpssh.Pool, hosts []string, scripts map
 		}()
 	}
 	wg.Wait()
-	var mu sync.Mutex
-	var rtts []time.Duration
-	start := time.Now()
-	for _, h := range hosts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			conn, err := pool.Dial(context.Background(), h)
-			if err != nil {
-				b.Error(err)
-				return
-			}
-			for k := 1; k <= fanoutJobs; k++ {
-				_, ev := fanoutWork(k)
-				d := "/var/tmp/cp-fanout/" + run
-				t0 := time.Now()
-				res, err := conn.Run(context.Background(), transport.Command{Cmd: fmt.Sprintf("CP_PARAM_DIR=%s %s/j%02d.sh && D=%s; %s", d, dir, k, d, ev)})
-				rtt := time.Since(t0)
-				if err != nil || strings.TrimSpace(string(res.Stdout)) != "done" {
-					b.Errorf("raw script job %d on %s: %v %q %q", k, h, err, res.Stdout, res.Stderr)
-					return
-				}
-				mu.Lock()
-				rtts = append(rtts, rtt)
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	return time.Since(start), rtts
+	return driveJobs(b, pool, hosts, func(k int) string {
+		_, ev := fanoutWork(k)
+		d := "/var/tmp/cp-fanout/" + run
+		return fmt.Sprintf("CP_PARAM_DIR=%s %s/j%02d.sh && D=%s; %s", d, dir, k, d, ev)
+	})
 }
 
 // ansibleFanout runs the same 20 jobs with ansible-playbook: one shell
