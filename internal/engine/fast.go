@@ -121,7 +121,6 @@ func (r *run) fastSession(ctx context.Context, conn transport.Conn, st *instStat
 		timeout = r.cfg.DefaultTimeout
 	}
 	fenv := maps.Clone(env)
-	fenv["CP_TIMEOUT"] = fmt.Sprintf("%.3fs", timeout.Seconds())
 	if rerun {
 		fenv["CP_RERUN"] = "1"
 	}
