@@ -190,8 +190,9 @@ func (r *run) attempt(st *instState, p instancePaths, env map[string]string, scr
 	return out, nil
 }
 
-// exitFailure classifies a non-zero exit: 124 is timeout(1) cutting the
-// script off; declared transient codes are retryable.
+// exitFailure classifies a non-zero exit: 124 is the job's timeout cutting
+// the script off (timeout(1) on the step-by-step path, the engine's TERM
+// on the one-command path); declared transient codes are retryable.
 func (r *run) exitFailure(st *instState, exit int, v verifyOut, tl *tail) *attemptError {
 	job := st.in.Job
 	if exit == 124 {

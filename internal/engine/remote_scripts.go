@@ -137,17 +137,21 @@ fi
 echo "@cp prepared $__cp_n 0"
 `
 
-// fastCmd is the whole of a fresh instance in one session: queued final
-// markers of earlier instances, the marker check (an existing marker is
-// printed and nothing runs), input artifacts (CP_IN_N; CP_INP<i> path,
-// CP_INB<i> content), the script with its output on stderr (its pid in
-// <run dir>/pid while it runs, for killCmd; a TERM makes the shell report
-// 124, as timeout(1) does, and carry on), the batch of collect, evidence and artifact reads, and, when the
-// script exited 0, the kept artifacts (CP_KN; CP_S<i> -> CP_D<i>) and the
-// pending marker (CP_PENDING, written to <marker>.pending). An existing
-// marker is printed as two frames, "marker 0" the final one and "marker 1"
-// the pending one, either possibly empty. The engine judges the evidence and queues
-// the final marker for the next session on the host.
+// fastCmd is the whole of a fresh instance in one session:
+//   - queued final markers of earlier instances;
+//   - the marker check: an existing marker is printed as two frames,
+//     "marker 0" the final one and "marker 1" the pending one (either may
+//     be empty), and nothing runs;
+//   - input artifacts (CP_IN_N; CP_INP<i> path, CP_INB<i> content);
+//   - the script, its output on stderr and its pid in <run dir>/pid while
+//     it runs, for killCmd (a TERM makes the shell report 124, as
+//     timeout(1) does, and carry on);
+//   - the batch of collect, evidence and artifact reads;
+//   - when the script exited 0, the kept artifacts (CP_KN; CP_S<i> ->
+//     CP_D<i>) and the pending marker (CP_PENDING, at <marker>.pending).
+//
+// The engine judges the evidence and queues the final marker for the next
+// command on the host.
 const fastCmd = commitsLoop + linesFn + `if [ -z "${CP_RERUN:-}" ] && { [ -f "$CP_MARKER" ] || [ -f "$CP_MARKER.pending" ]; }; then
   echo "@cp marker 0 0"; [ ! -f "$CP_MARKER" ] || __cp_lines '|' "$CP_MARKER"
   echo "@cp marker 1 0"; [ ! -f "$CP_MARKER.pending" ] || __cp_lines '|' "$CP_MARKER.pending"
