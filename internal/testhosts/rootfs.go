@@ -76,14 +76,23 @@ func sshdConfig(addr string, port int) string {
 }
 
 // provisionScript creates the users inside the host (run chrooted, once).
+//
+// The host's /etc is an overlay of the machine's: a lock file that a
+// process on the machine holds while it edits the user database (a test
+// adding users there) shows through, and useradd refuses to run while its
+// PID lives. Inside the host nobody holds it, so the script removes such
+// locks from the host's view (never the machine's) and tries again.
 func provisionScript(users []User) string {
 	var b strings.Builder
 	b.WriteString("set -eu\n")
+	b.WriteString(`cp_unlock() { rm -f /etc/passwd.lock /etc/shadow.lock /etc/group.lock /etc/gshadow.lock /etc/subuid.lock /etc/subgid.lock /etc/.pwd.lock; }
+cp_retry() { n=0; until cp_unlock; "$@"; do n=$((n+1)); [ "$n" -lt 10 ] || return 1; sleep 0.2; done; }
+`)
 	for _, u := range users {
-		fmt.Fprintf(&b, "id -u %[1]s >/dev/null 2>&1 || useradd -m -U -s /bin/bash %[1]s\n", u.Name)
+		fmt.Fprintf(&b, "id -u %[1]s >/dev/null 2>&1 || cp_retry useradd -m -U -s /bin/bash %[1]s\n", u.Name)
 		// A locked account ('!') is refused by sshd even for keys; '*'
 		// means "no password" without locking.
-		fmt.Fprintf(&b, "usermod -p '*' %s\n", u.Name)
+		fmt.Fprintf(&b, "cp_retry usermod -p '*' %s\n", u.Name)
 		if u.KeyAuth {
 			fmt.Fprintf(&b, "install -d -m 700 -o %[1]s -g %[1]s /home/%[1]s/.ssh\n", u.Name)
 			fmt.Fprintf(&b, "install -m 600 -o %[1]s -g %[1]s %[2]s/authorized_keys /home/%[1]s/.ssh/authorized_keys\n", u.Name, hostConfDir)
@@ -98,7 +107,7 @@ func provisionScript(users []User) string {
 			fmt.Fprintf(&b, "chmod 440 /etc/sudoers.d/cp-testhosts-%s\n", u.Name)
 		}
 	}
-	b.WriteString("if [ -s " + hostConfDir + "/passwords ]; then chpasswd < " + hostConfDir + "/passwords; fi\n")
+	b.WriteString("if [ -s " + hostConfDir + "/passwords ]; then cp_retry sh -c 'chpasswd <\"$1\"' _ " + hostConfDir + "/passwords; fi\n")
 	b.WriteString("rm -f " + hostConfDir + "/passwords\n")
 	b.WriteString("touch " + provisionedTag + "\n")
 	return b.String()
