@@ -67,14 +67,21 @@ func (r *tofuRun) cmd(ctx context.Context, logFile string, args ...string) *exec
 	return c
 }
 
-// markers counts the idempotency markers the engine left on a host.
+// markers counts the idempotency markers (final and pending) the engine
+// left on a host; a marker still being written (.tmp) is not counted.
 func markers(t *testing.T, c *testhosts.Cluster, host string) int {
 	h, err := c.Host(host)
 	if err != nil {
 		t.Fatal(err)
 	}
 	entries, _ := os.ReadDir(filepath.Join(h.Upper, "var/lib/cp/markers"))
-	return len(entries)
+	n := 0
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".tmp") {
+			n++
+		}
+	}
+	return n
 }
 
 // countSim counts simulator log lines of a host matching re.
