@@ -24,9 +24,8 @@ import (
 
 // fastOut is what one fastCmd session found.
 type fastOut struct {
-	marker   []byte   // an existing marker: nothing ran
-	markers  [][]byte // the final and the pending marker as read
-	noScript bool     // the script is missing: prepare the host again
+	marker   []byte // an existing marker (the newest readable): nothing ran
+	noScript bool   // the script is missing: prepare the host again
 	rc       int
 	results  []batchOut
 }
@@ -89,15 +88,11 @@ func (r *run) attemptFast(ctx context.Context, conn transport.Conn, st *instStat
 		v := r.judgeVerify(st, vp, fo.results)
 		out.evidence = v.evidence
 		r.emitEvidence(st, v.evidence)
-		if out.exit != 0 {
-			return out, r.exitFailure(st, out.exit, v, tl)
-		}
-		if len(v.failed) > 0 || len(v.problems) > 0 {
-			r.dropPending(ctx, conn, st, p)
-			if len(v.failed) > 0 {
-				return out, failf(FailureEvidence, false, "exited 0 but %s", v.summary())
+		if ae := r.outcome(st, out.exit, v, tl); ae != nil {
+			if out.exit == 0 { // the command wrote a pending marker
+				r.dropPending(ctx, conn, st, p)
 			}
-			return out, failf(FailureArtifact, false, "exited 0 but %s", v.summary())
+			return out, ae
 		}
 		m := r.newMarker(st, StatusDone, "", v.evidence)
 		m.Artifacts = markerArtifacts(p, v.artifacts)
@@ -116,10 +111,7 @@ func (r *run) attemptFast(ctx context.Context, conn transport.Conn, st *instStat
 func (r *run) fastSession(ctx context.Context, conn transport.Conn, st *instState, p instancePaths, env map[string]string,
 	inputs []inputFile, vp verifyPlan, rerun bool, tl *tail) (fastOut, error) {
 	job := st.in.Job
-	timeout := job.Controls.Timeout.D()
-	if timeout <= 0 {
-		timeout = r.cfg.DefaultTimeout
-	}
+	timeout := r.jobTimeout(job)
 	fenv := maps.Clone(env)
 	if rerun {
 		fenv["CP_RERUN"] = "1"
@@ -188,11 +180,12 @@ func (r *run) fastSession(ctx context.Context, conn transport.Conn, st *instStat
 		return fastOut{}, failf(FailureTransport, false, "run %s on host %s: %v", st.in.ID, st.host, perr)
 	}
 	var fo fastOut
+	var markers [][]byte // the final and the pending marker as read
 	ran := false
 	for _, f := range frames {
 		switch f.kind {
 		case "marker":
-			fo.markers = append(fo.markers, append([]byte{}, f.stdout...))
+			markers = append(markers, f.stdout)
 		case "noscript":
 			fo.noScript = true
 			return fo, nil
@@ -200,8 +193,8 @@ func (r *run) fastSession(ctx context.Context, conn transport.Conn, st *instStat
 			fo.rc, ran = f.code, true
 		}
 	}
-	if len(fo.markers) > 0 {
-		fo.marker = newestMarker(fo.markers)
+	if len(markers) > 0 {
+		fo.marker = newestMarker(markers)
 		return fo, nil
 	}
 	if !ran {

@@ -152,10 +152,7 @@ func (r *run) attempt(st *instState, p instancePaths, env map[string]string, scr
 		}
 	}
 	if script != nil {
-		timeout := job.Controls.Timeout.D()
-		if timeout <= 0 {
-			timeout = r.cfg.DefaultTimeout
-		}
+		timeout := r.jobTimeout(job)
 		renv := maps.Clone(env)
 		renv["CP_TIMEOUT"] = fmt.Sprintf("%.3fs", timeout.Seconds())
 		cctx, cancel := context.WithTimeout(ctx, timeout+2*time.Second)
@@ -172,14 +169,8 @@ func (r *run) attempt(st *instState, p instancePaths, env map[string]string, scr
 	if err != nil {
 		return out, fail(err)
 	}
-	if out.exit != 0 {
-		return out, r.exitFailure(st, out.exit, v, tl)
-	}
-	if len(v.failed) > 0 {
-		return out, failf(FailureEvidence, false, "exited 0 but %s", v.summary())
-	}
-	if len(v.problems) > 0 {
-		return out, failf(FailureArtifact, false, "exited 0 but %s", v.summary())
+	if ae := r.outcome(st, out.exit, v, tl); ae != nil {
+		return out, ae
 	}
 	m := r.newMarker(st, StatusDone, "", v.evidence)
 	if err := r.commit(ctx, conn, st, p, env, m, v.artifacts); err != nil {
@@ -190,17 +181,36 @@ func (r *run) attempt(st *instState, p instancePaths, env map[string]string, scr
 	return out, nil
 }
 
+// jobTimeout is the job's timeout, else Config.DefaultTimeout.
+func (r *run) jobTimeout(job *protocol.Job) time.Duration {
+	if t := job.Controls.Timeout.D(); t > 0 {
+		return t
+	}
+	return r.cfg.DefaultTimeout
+}
+
+// outcome judges a finished script and its verification: nil when it
+// succeeded, else the failure (exit code, failing evidence, or a missing
+// artifact), the same on both paths.
+func (r *run) outcome(st *instState, exit int, v verifyOut, tl *tail) *attemptError {
+	switch {
+	case exit != 0:
+		return r.exitFailure(st, exit, v, tl)
+	case len(v.failed) > 0:
+		return failf(FailureEvidence, false, "exited 0 but %s", v.summary())
+	case len(v.problems) > 0:
+		return failf(FailureArtifact, false, "exited 0 but %s", v.summary())
+	}
+	return nil
+}
+
 // exitFailure classifies a non-zero exit: 124 is the job's timeout cutting
 // the script off (timeout(1) on the step-by-step path, the engine's TERM
 // on the one-command path); declared transient codes are retryable.
 func (r *run) exitFailure(st *instState, exit int, v verifyOut, tl *tail) *attemptError {
 	job := st.in.Job
 	if exit == 124 {
-		t := job.Controls.Timeout.D()
-		if t <= 0 {
-			t = r.cfg.DefaultTimeout
-		}
-		ae := failf(FailureTimeout, true, "script %s timed out after %s", job.Script, t)
+		ae := failf(FailureTimeout, true, "script %s timed out after %s", job.Script, r.jobTimeout(job))
 		ae.exit = exit
 		return ae
 	}

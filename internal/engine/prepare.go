@@ -64,6 +64,7 @@ func (r *run) prepareHost(ctx context.Context, conn transport.Conn, host string)
 	// kept artifacts. Its output and work directories are as the probe of
 	// the step-by-step path makes them.
 	scripts := map[string][]byte{} // host path -> content
+	sums := map[string]string{}    // host path -> SHA-256
 	for _, st := range r.states {
 		if st.host != host || st.in.Job == nil || !r.fastEligible(st) {
 			continue
@@ -79,7 +80,7 @@ func (r *run) prepareHost(ctx context.Context, conn transport.Conn, host string)
 			priv = append(priv, p.keep)
 		}
 		if script != nil {
-			scripts[p.script] = script
+			scripts[p.script], sums[p.script] = script, p.scriptSum
 		}
 	}
 	for _, d := range append(pub, priv...) {
@@ -93,15 +94,15 @@ func (r *run) prepareHost(ctx context.Context, conn transport.Conn, host string)
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	var sums strings.Builder
+	var checks []string
 	for i, p := range paths {
 		n := strconv.Itoa(i)
 		env["CP_SP"+n] = p
 		env["CP_SB"+n] = string(scripts[p])
-		fmt.Fprintf(&sums, "%s  %s\n", hashHex(string(scripts[p])), p)
+		checks = append(checks, sums[p]+"  "+p)
 	}
 	env["CP_SN"] = strconv.Itoa(len(paths))
-	env["CP_SUMS"] = strings.TrimSuffix(sums.String(), "\n")
+	env["CP_SUMS"] = strings.Join(checks, "\n")
 	sctx, cancel := context.WithTimeout(ctx, r.cfg.StepTimeout)
 	defer cancel()
 	res, err := conn.Run(sctx, transport.Command{Cmd: prepareCmd, Env: env, Become: r.cfg.StateBecome})
