@@ -501,7 +501,7 @@ func table(header []string, rows [][]string, noHeaders bool) string {
 	return b.String()
 }
 
-func sortedKeys(m map[string]any) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -630,10 +630,5 @@ func (s *sim) rolloutDone(st *State, p flags) (bool, string, string) {
 	if p.arg(1) != "status" {
 		return false, "", fmt.Sprintf("cp-hostsim kubectl rollout %s: only status is simulated", p.arg(1))
 	}
-	target := p.arg(2)
-	done, msg, fail := s.rolloutObject(st, p, target)
-	if !done && fail == "" {
-		msg = target
-	}
-	return done, msg, fail
+	return s.rolloutObject(st, p, p.arg(2))
 }

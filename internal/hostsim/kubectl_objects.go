@@ -87,8 +87,6 @@ func (s *sim) kubectlCreate(st *State, p flags) int {
 		if name == "" {
 			return s.fail(1, "error: exactly one NAME is required, got 0")
 		}
-		r, _ := lookupRes("namespace")
-		_ = r
 		obj := map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": name, "creationTimestamp": nil}, "spec": map[string]any{}, "status": map[string]any{}}
 		if !dry {
 			if slices.Contains(st.Namespaces, name) {

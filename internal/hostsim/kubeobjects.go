@@ -442,7 +442,7 @@ func (s *sim) objectReady(st *State, o *Object) bool {
 // status want (case-insensitive, like kubectl wait).
 func (s *sim) hasCondition(st *State, o *Object, typ, want string) bool {
 	status := s.objectStatus(st, o)
-	for _, c := range asList(toJSONValue(status).(map[string]any)["conditions"]) {
+	for _, c := range asList(asMap(toJSONValue(status))["conditions"]) {
 		cm, _ := c.(map[string]any)
 		if strings.EqualFold(fmt.Sprint(cm["type"]), typ) && strings.EqualFold(fmt.Sprint(cm["status"]), want) {
 			return true

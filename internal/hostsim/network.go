@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
-	"sort"
 	"strings"
 	"syscall"
 )
@@ -46,7 +45,7 @@ var knownNames = map[string]string{
 }
 
 // KnownNames lists the external names the simulator resolves, sorted.
-func KnownNames() []string { return sortedStringKeys(knownNames) }
+func KnownNames() []string { return sortedKeys(knownNames) }
 
 // realTool is where the shadowed program lives on a Debian/Ubuntu host.
 var realTool = map[string]string{"getent": "/usr/bin/getent", "curl": "/usr/bin/curl"}
@@ -152,14 +151,6 @@ func (s *sim) realGetentOne(db, key string) int {
 	return 0
 }
 
-func sortedStringKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
 
 // aptKeyURLs are the repository signing keys the builtin scripts fetch;
 // the submatch names the key in the stand-in's text.

@@ -49,6 +49,8 @@ func TestKubectlObjectStore(t *testing.T) {
 		t.Fatalf("get secret -o name = %q", r.out)
 	}
 	e.fails("master-1", `secrets "nope" not found`, "kubectl", "-n", "apps", "get", "secret", "nope", "-o", "name")
+	// A kind without status has no condition: wait times out, no crash.
+	e.fails("master-1", "timed out waiting for the condition on secrets/root", "kubectl", "-n", "apps", "wait", "--for=condition=Ready", "secret/root", "--timeout=1s")
 	dry := e.must("master-1", "kubectl", "-n", "apps", "create", "secret", "generic", "s3", "--from-env-file=/tmp/root.env", "--dry-run=client", "-o", "yaml")
 	contains(t, dry, "kind: Secret", "namespace: apps", "rootUser: "+base64.StdEncoding.EncodeToString([]byte("cp-admin")))
 	e.fails("master-1", `secrets "s3" not found`, "kubectl", "-n", "apps", "get", "secret", "s3")
