@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -202,30 +201,6 @@ func artifact(t *testing.T, arts []protocol.Artifact, id string) protocol.Artifa
 	return protocol.Artifact{}
 }
 
-// mergeArtifacts keeps the newest artifact per id and host, as the
-// provider's state does.
-func mergeArtifacts(prev, next []protocol.Artifact) []protocol.Artifact {
-	key := func(a protocol.Artifact) string { return a.ID + "\x00" + a.Host }
-	byKey := map[string]protocol.Artifact{}
-	for _, a := range prev {
-		byKey[key(a)] = a
-	}
-	for _, a := range next {
-		byKey[key(a)] = a
-	}
-	out := make([]protocol.Artifact, 0, len(byKey))
-	for _, a := range byKey {
-		out = append(out, a)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].ID != out[j].ID {
-			return out[i].ID < out[j].ID
-		}
-		return out[i].Host < out[j].Host
-	})
-	return out
-}
-
 // inputArtifacts passes artifacts to a run by reference, as the provider
 // does from its state.
 func inputArtifacts(arts []protocol.Artifact) []engine.InputArtifact {
@@ -279,7 +254,7 @@ func (e *env) hostFile(host, path string) (string, error) {
 	return string(b), err
 }
 
-// readyNodes lists the nodes the simulator reports Ready, sorted.
+// nodes lists the nodes registered in the simulator, Ready or not, sorted.
 func (e *env) nodes() []string {
 	st := e.simState()
 	var out []string

@@ -160,7 +160,7 @@ func TestKubernetesLifecycle(t *testing.T) {
 			t.Fatalf("plan with a valid join token inserts %v", ids)
 		}
 		res := e.runCompleted(c.Plan, engine.RunInput{Artifacts: inputArtifacts(arts)})
-		arts = mergeArtifacts(arts, res.Artifacts)
+		arts = protocol.MergeArtifacts(arts, res.Artifacts)
 		if st := e.simState(); !st.NodeReady("worker-6") {
 			t.Errorf("worker-6 is not a Ready node: %v", e.nodes())
 		}
@@ -189,7 +189,7 @@ func TestKubernetesLifecycle(t *testing.T) {
 		if !tok.ExpiresAt.After(time.Now().Add(23 * time.Hour)) {
 			t.Errorf("new join token expires at %s", tok.ExpiresAt)
 		}
-		arts = mergeArtifacts(arts, res.Artifacts)
+		arts = protocol.MergeArtifacts(arts, res.Artifacts)
 		if st := e.simState(); !st.NodeReady("worker-7") {
 			t.Errorf("worker-7 is not a Ready node: %v", e.nodes())
 		}
@@ -205,7 +205,7 @@ func TestKubernetesLifecycle(t *testing.T) {
 		if !slices.Contains(e.nodes(), "worker-7") {
 			t.Fatalf("worker-7 was removed while the gate waited")
 		}
-		res = e.runCompleted(c.Plan, engine.RunInput{Artifacts: inputArtifacts(arts), Decisions: []protocol.Decision{
+		e.runCompleted(c.Plan, engine.RunInput{Artifacts: inputArtifacts(arts), Decisions: []protocol.Decision{
 			{Gate: "confirm-node-removal", Option: "remove node", Actor: "alice", Roles: []string{"sre"}}}})
 		if slices.Contains(e.nodes(), "worker-7") {
 			t.Errorf("worker-7 is still a node: %v", e.nodes())
@@ -213,7 +213,6 @@ func TestKubernetesLifecycle(t *testing.T) {
 		if _, err := e.hostFile("worker-7", "etc/kubernetes/kubelet.conf"); err == nil {
 			t.Errorf("worker-7 still has /etc/kubernetes/kubelet.conf")
 		}
-		_ = res
 	})
 
 	e.workloads(step, withWorker6, arts)
@@ -222,7 +221,7 @@ func TestKubernetesLifecycle(t *testing.T) {
 		c := e.compose(e.clusterRequest("upgrade", "1.32.2", withWorker6, nil, clusterState(arts)))
 		res := e.runCompleted(c.Plan, engine.RunInput{Artifacts: inputArtifacts(arts), Decisions: []protocol.Decision{
 			{Gate: "approve-upgrade", Option: "upgrade", Actor: "alice", Roles: []string{"sre"}}}})
-		arts = mergeArtifacts(arts, res.Artifacts)
+		arts = protocol.MergeArtifacts(arts, res.Artifacts)
 		// Rolling: one node at a time, masters before workers.
 		var prevEnd time.Time
 		for _, job := range []string{"upgrade-control-plane", "upgrade-node"} {

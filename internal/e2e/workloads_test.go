@@ -69,12 +69,18 @@ func (e *env) workloads(step func(string, func(*testing.T)), hosts []protocol.Ho
 			t.Fatalf("sub-operations = %+v, want minio", c.Plan.SubOps)
 		}
 		res := e.runCompleted(c.Plan, engine.RunInput{Artifacts: inputArtifacts(kc)})
-		order := map[string]int{}
-		for i, in := range res.Instances {
-			order[in.Job] = i
+		// Instances are listed in plan order; when they ran is in their times.
+		byJob := map[string]engine.InstanceResult{}
+		for _, in := range res.Instances {
+			byJob[in.Job] = in
 		}
-		if !(order["verify-minio"] < order["create-bucket-and-credentials"]) {
-			t.Errorf("tempo's bucket job ran before MinIO was verified: %v", order)
+		verified, okV := byJob["verify-minio"]
+		bucket, okB := byJob["create-bucket-and-credentials"]
+		if !okV || !okB {
+			t.Fatalf("instances verify-minio (%v) and create-bucket-and-credentials (%v) want both in the run", okV, okB)
+		}
+		if bucket.Started.Before(verified.Started.Add(verified.Duration)) {
+			t.Errorf("tempo's bucket job started at %s, before MinIO was verified at %s", bucket.Started, verified.Started.Add(verified.Duration))
 		}
 		st := e.simState()
 		for _, rel := range []string{"minio/minio", "tempo/tempo"} {
@@ -140,10 +146,17 @@ func (e *env) workloads(step func(string, func(*testing.T)), hosts []protocol.Ho
 		if !strings.Contains(conn.Value, "host=postgresql.postgresql.svc") {
 			t.Errorf("connection = %q", conn.Value)
 		}
+		found := false
 		for _, ev := range res.Evidence {
-			if ev.ID == "backup_schedule_matches" && ev.Observed != "disabled" {
-				t.Errorf("backups without S3: %q, want disabled", ev.Observed)
+			if ev.ID == "backup_schedule_matches" {
+				found = true
+				if ev.Observed != "disabled" {
+					t.Errorf("backups without S3: %q, want disabled", ev.Observed)
+				}
 			}
+		}
+		if !found {
+			t.Error("no backup_schedule_matches evidence recorded")
 		}
 	})
 }

@@ -151,7 +151,6 @@ func (s *sim) realGetentOne(db, key string) int {
 	return 0
 }
 
-
 // aptKeyURLs are the repository signing keys the builtin scripts fetch;
 // the submatch names the key in the stand-in's text.
 var aptKeyURLs = []*regexp.Regexp{

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"fmt"
+	"sort"
 	"time"
 )
 
@@ -83,4 +84,30 @@ type Artifact struct {
 // Expired reports whether the artifact has an expiry that is before now.
 func (a Artifact) Expired(now time.Time) bool {
 	return !a.ExpiresAt.IsZero() && !now.Before(a.ExpiresAt)
+}
+
+// MergeArtifacts keeps the previous artifacts and replaces those that next
+// produced again (same id and host), sorted by id then host: what a
+// caller keeps across runs (the provider's state, a test's sequence of
+// operations).
+func MergeArtifacts(prev, next []Artifact) []Artifact {
+	key := func(a Artifact) string { return a.ID + "\x00" + a.Host }
+	byKey := map[string]Artifact{}
+	for _, a := range prev {
+		byKey[key(a)] = a
+	}
+	for _, a := range next {
+		byKey[key(a)] = a
+	}
+	out := make([]Artifact, 0, len(byKey))
+	for _, a := range byKey {
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].ID != out[j].ID {
+			return out[i].ID < out[j].ID
+		}
+		return out[i].Host < out[j].Host
+	})
+	return out
 }

@@ -53,3 +53,16 @@ func TestKeyParams(t *testing.T) {
 		t.Fatalf("got: %s want: node_id,version", got)
 	}
 }
+
+func TestMergeArtifactsReplacesByIDAndHost(t *testing.T) {
+	prev := []Artifact{{ID: "b", Host: "h2", Value: "old"}, {ID: "b", Host: "h1", Value: "kept"}, {ID: "a", Host: "h1", Value: "a"}}
+	next := []Artifact{{ID: "b", Host: "h2", Value: "new"}, {ID: "c", Host: "h1", Value: "c"}}
+	got := MergeArtifacts(prev, next)
+	var ids []string
+	for _, a := range got {
+		ids = append(ids, a.ID+"@"+a.Host+"="+a.Value)
+	}
+	if want := "a@h1=a b@h1=kept b@h2=new c@h1=c"; strings.Join(ids, " ") != want {
+		t.Errorf("got: %s want: %s", strings.Join(ids, " "), want)
+	}
+}

@@ -76,7 +76,7 @@ func runOps(ctx context.Context, data *providerData, ops []intentOp, in runInput
 			return out
 		}
 		out = append(out, opResult{Op: op, Result: res})
-		artifacts = mergeArtifacts(artifacts, res.Artifacts)
+		artifacts = protocol.MergeArtifacts(artifacts, res.Artifacts)
 		if !reportOutcome(ctx, data, op, res, redactor, diags) {
 			return out
 		}

@@ -140,7 +140,7 @@ func (r *KubernetesClusterResource) applyResults(ctx context.Context, m *cluster
 	var caps []protocol.Capability
 	last := results[len(results)-1]
 	for _, res := range results {
-		arts = mergeArtifacts(arts, res.Result.Artifacts)
+		arts = protocol.MergeArtifacts(arts, res.Result.Artifacts)
 	}
 	m.ID = types.StringValue(m.Name.ValueString())
 	if m.Environment.IsNull() || m.Environment.IsUnknown() {

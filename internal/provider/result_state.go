@@ -135,30 +135,6 @@ func artifactObject(a protocol.Artifact) attr.Value {
 	})
 }
 
-// mergeArtifacts keeps the previous artifacts and replaces those the new
-// run produced again (by id and host), sorted by id then producer.
-func mergeArtifacts(prev []protocol.Artifact, next []protocol.Artifact) []protocol.Artifact {
-	key := func(a protocol.Artifact) string { return a.ID + "\x00" + a.Host }
-	byKey := map[string]protocol.Artifact{}
-	for _, a := range prev {
-		byKey[key(a)] = a
-	}
-	for _, a := range next {
-		byKey[key(a)] = a
-	}
-	out := make([]protocol.Artifact, 0, len(byKey))
-	for _, a := range byKey {
-		out = append(out, a)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].ID != out[j].ID {
-			return out[i].ID < out[j].ID
-		}
-		return out[i].Producer < out[j].Producer
-	})
-	return out
-}
-
 func artifactsList(arts []protocol.Artifact) types.List {
 	elems := make([]attr.Value, 0, len(arts))
 	for _, a := range arts {

@@ -99,7 +99,7 @@ func (c computed) keep(from computed) {
 func (c computed) record(results []opResult, prev []protocol.Artifact, handle func([]protocol.Artifact, []protocol.Capability) string) {
 	arts := prev
 	for _, r := range results {
-		arts = mergeArtifacts(arts, r.Result.Artifacts)
+		arts = protocol.MergeArtifacts(arts, r.Result.Artifacts)
 	}
 	last := results[len(results)-1]
 	*c.Operation = operationObject(last.Op.Action, &last.Result.Operation, last.Op.Composed.Plan, last.Result)
