@@ -115,10 +115,7 @@ func opensshMux(b *testing.B, e *env) []time.Duration {
 	}
 	ctl := filepath.Join(b.TempDir(), "ctl")
 	args := func(extra ...string) []string {
-		return append([]string{"-F", "/dev/null", "-i", e.key.path, "-p", strconv.Itoa(e.server.port),
-			"-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes", "-o", "UserKnownHostsFile=" + e.server.knownHosts,
-			"-o", "ControlMaster=auto", "-o", "ControlPersist=60", "-o", "ControlPath=" + ctl,
-			"-o", "LogLevel=ERROR", "-l", nopwUser, e.server.listenAddr}, extra...)
+		return muxArgs(e.key.path, e.server.knownHosts, ctl, e.server, extra...)
 	}
 	if out, err := exec.Command("ssh", args("true")...).CombinedOutput(); err != nil {
 		b.Fatalf("ssh through a ControlMaster: %v\n%s", err, out)
@@ -253,10 +250,7 @@ func BenchmarkFanOut(b *testing.B) {
 				b.Fatal(err)
 			}
 			args := func(s *sshd, extra ...string) []string {
-				return append([]string{"-F", "/dev/null", "-i", f.key.path, "-p", strconv.Itoa(s.port),
-					"-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes", "-o", "UserKnownHostsFile=" + f.knownHosts,
-					"-o", "ControlMaster=auto", "-o", "ControlPersist=60", "-o", "ControlPath=" + ctlDir + "/%h-%p",
-					"-o", "LogLevel=ERROR", "-l", nopwUser, s.listenAddr}, extra...)
+				return muxArgs(f.key.path, f.knownHosts, ctlDir+"/%h-%p", s, extra...)
 			}
 			runParallel(b, fanJobs(), func(h int) error {
 				out, err := exec.Command("ssh", args(f.servers[h], cmd)...).Output()
@@ -273,4 +267,13 @@ func BenchmarkFanOut(b *testing.B) {
 			b.StartTimer()
 		}
 	})
+}
+
+// muxArgs are the OpenSSH client arguments for server s through a
+// ControlMaster at controlPath (started on first use, kept 60 s).
+func muxArgs(key, knownHosts, controlPath string, s *sshd, extra ...string) []string {
+	return append([]string{"-F", "/dev/null", "-i", key, "-p", strconv.Itoa(s.port),
+		"-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes", "-o", "UserKnownHostsFile=" + knownHosts,
+		"-o", "ControlMaster=auto", "-o", "ControlPersist=60", "-o", "ControlPath=" + controlPath,
+		"-o", "LogLevel=ERROR", "-l", nopwUser, s.listenAddr}, extra...)
 }
