@@ -3,9 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -48,10 +45,12 @@ func BenchmarkChainOneHost(b *testing.B) {
 		if err != nil || res.Operation.Status != protocol.StatusCompleted {
 			b.Fatalf("engine run: %v %s: %v", err, res.Operation.Status, res.Err())
 		}
+		dir := "/var/tmp/cp-chain-scripts-" + run
+		shipScripts(b, pool, names, scripts, dir)
 		cpu0, go0 = machineCPU(b), selfCPU()
-		wall, _ := rawScriptFanout(b, pool, names, scripts, "raw"+run)
+		wall, _ := rawScriptFanout(b, pool, names, dir, "raw"+run)
 		raw += wall
-		rawCPU += machineCPU(b) - cpu0 // includes shipping the scripts
+		rawCPU += machineCPU(b) - cpu0
 		rawGo += selfCPU() - go0
 	}
 	b.StopTimer()
@@ -66,18 +65,11 @@ func BenchmarkChainOneHost(b *testing.B) {
 
 // machineCPU is the CPU time all processes used so far (/proc/stat).
 func machineCPU(b *testing.B) time.Duration {
-	data, err := os.ReadFile("/proc/stat")
+	busy, _, err := machineCounters()
 	if err != nil {
 		b.Fatal(err)
 	}
-	line, _, _ := strings.Cut(string(data), "\n")
-	f := strings.Fields(line)
-	var ticks int64
-	for _, i := range []int{1, 2, 3, 6, 7} { // user nice system irq softirq
-		n, _ := strconv.ParseInt(f[i], 10, 64)
-		ticks += n
-	}
-	return time.Duration(ticks) * 10 * time.Millisecond // USER_HZ 100
+	return busy
 }
 
 // selfCPU is the CPU time this process used so far.

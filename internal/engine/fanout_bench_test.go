@@ -67,16 +67,58 @@ func fanoutPlan(hosts []string, run string) (*protocol.Plan, map[string][]byte) 
 }
 
 func fanoutPool(tb testing.TB, c *testhosts.Cluster) *cpssh.Pool {
+	return fanoutPoolWith(tb, c, cpssh.Options{})
+}
+
+// fanoutPoolWith is fanoutPool with options (SessionPerCommand).
+func fanoutPoolWith(tb testing.TB, c *testhosts.Cluster, opts cpssh.Options) *cpssh.Pool {
 	var hosts []cpssh.Host
 	for _, h := range c.Hosts() {
 		hosts = append(hosts, cpssh.Host{Name: h.Name, Address: h.Addr, Port: h.Port, User: h.User,
 			Auth: cpssh.Auth{PrivateKeyPath: h.KeyPath}, HostKey: cpssh.HostKeyCheck{KnownHostsFile: h.KnownHostsPath}})
 	}
-	p, err := cpssh.NewPool(cpssh.Options{}, hosts...)
+	p, err := cpssh.NewPool(opts, hosts...)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return p
+}
+
+// machineCounters reads /proc/stat: the CPU time all processes used so
+// far and the processes created since boot.
+func machineCounters() (busy time.Duration, forks int64, err error) {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) > 7 && f[0] == "cpu":
+			for _, i := range []int{1, 2, 3, 6, 7} { // user nice system irq softirq
+				n, _ := strconv.ParseInt(f[i], 10, 64)
+				busy += time.Duration(n) * 10 * time.Millisecond // USER_HZ 100
+			}
+		case len(f) == 2 && f[0] == "processes":
+			forks, _ = strconv.ParseInt(f[1], 10, 64)
+		}
+	}
+	return busy, forks, nil
+}
+
+// costMeter measures what a phase cost the whole machine: CPU time and
+// processes created.
+type costMeter struct {
+	busy  time.Duration
+	forks int64
+}
+
+func startCost() costMeter { b, f, _ := machineCounters(); return costMeter{b, f} }
+
+// perJob returns CPU milliseconds and processes per job since the start.
+func (m costMeter) perJob(jobs int) (cpuMS, forks float64) {
+	b, f, _ := machineCounters()
+	return float64(b-m.busy) / float64(time.Millisecond) / float64(jobs), float64(f-m.forks) / float64(jobs)
 }
 
 func median(ds []time.Duration) time.Duration {
@@ -131,12 +173,8 @@ func driveJobs(b *testing.B, pool *cpssh.Pool, hosts []string, command func(k in
 	return time.Since(start), rtts
 }
 
-// rawScriptFanout is rawFanout with each job's work run from its script
-// file, shipped beforehand (not timed), and its evidence after it in the
-// same command: what a driver with no bookkeeping would send for jobs that
-// are scripts.
-func rawScriptFanout(b *testing.B, pool *cpssh.Pool, hosts []string, scripts map[string][]byte, run string) (time.Duration, []time.Duration) {
-	dir := "/var/tmp/cp-fanout-scripts-" + run
+// shipScripts uploads the job scripts to dir on every host (not timed).
+func shipScripts(b *testing.B, pool *cpssh.Pool, hosts []string, scripts map[string][]byte, dir string) {
 	var wg sync.WaitGroup
 	for _, h := range hosts {
 		wg.Add(1)
@@ -156,6 +194,13 @@ func rawScriptFanout(b *testing.B, pool *cpssh.Pool, hosts []string, scripts map
 		}()
 	}
 	wg.Wait()
+}
+
+// rawScriptFanout is rawFanout with each job's work run from its script
+// file in dir (see shipScripts) and its evidence after it in the same
+// command: what a driver with no bookkeeping would send for jobs that are
+// scripts.
+func rawScriptFanout(b *testing.B, pool *cpssh.Pool, hosts []string, dir, run string) (time.Duration, []time.Duration) {
 	return driveJobs(b, pool, hosts, func(k int) string {
 		_, ev := fanoutWork(k)
 		d := "/var/tmp/cp-fanout/" + run
@@ -232,47 +277,69 @@ func BenchmarkFanOut50x20(b *testing.B) {
 	}
 	c := testhosts.Require(b, testhosts.Options{Names: names, StartTimeout: 2 * time.Minute})
 	const parallelism = 50
-
-	// Round trip of one job's work plus evidence as a single command, on
-	// an idle host over a warm connection; then all hosts at once.
-	warm := fanoutPool(b, c)
-	conn, err := warm.Dial(context.Background(), names[0])
-	if err != nil {
-		b.Fatal(err)
-	}
-	var idle []time.Duration
-	for i := range 30 {
-		work, ev := fanoutWork(1 + i%fanoutJobs)
-		t0 := time.Now()
-		if _, err := conn.Run(context.Background(), transport.Command{Cmd: "D=/var/tmp/cp-fanout/idle; " + work + " && " + ev}); err != nil {
-			b.Fatal(err)
-		}
-		idle = append(idle, time.Since(t0))
-	}
-	dialStart := time.Now()
-	var wg sync.WaitGroup
-	for _, h := range names {
-		wg.Add(1)
-		go func() { defer wg.Done(); _, _ = warm.Dial(context.Background(), h) }()
-	}
-	wg.Wait()
-	dialAll := time.Since(dialStart)
-	rawWall, loaded := rawFanout(b, warm, names, "raw")
+	jobs := n * fanoutJobs
+	// The critical path at this parallelism: the longer of one host's
+	// chain and the rounds the parallelism limit imposes.
+	rounds := max(fanoutJobs, (jobs+parallelism-1)/parallelism)
 	_, scripts := fanoutPlan(names, "scripts")
-	scriptWall, scriptLoaded := rawScriptFanout(b, warm, names, scripts, "rawscript")
-	_ = warm.Close()
 
-	rounds := (n*fanoutJobs + parallelism - 1) / parallelism
-	idealIdle := time.Duration(rounds) * median(idle)
-	idealLoaded := time.Duration(rounds) * median(loaded)
-	idealScript := time.Duration(rounds) * median(scriptLoaded)
+	// Drivers with no bookkeeping at all, over a warm pool: one command per
+	// job (work plus evidence), first in a session of its own per command
+	// (the ideal of one SSH command per job), then in the pool's shells.
+	type driver struct {
+		name       string
+		wall, med  time.Duration
+		cpu, forks float64
+	}
+	var drivers []driver
+	var idle []time.Duration
+	var dialAll time.Duration
+	for _, perCommand := range []bool{true, false} {
+		warm := fanoutPoolWith(b, c, cpssh.Options{SessionPerCommand: perCommand})
+		mode, tag := "shells", "shells"
+		if perCommand {
+			mode, tag = "session per command", "sessions"
+			conn, err := warm.Dial(context.Background(), names[0])
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := range 30 {
+				work, ev := fanoutWork(1 + i%fanoutJobs)
+				t0 := time.Now()
+				if _, err := conn.Run(context.Background(), transport.Command{Cmd: "D=/var/tmp/cp-fanout/idle; " + work + " && " + ev}); err != nil {
+					b.Fatal(err)
+				}
+				idle = append(idle, time.Since(t0))
+			}
+			dialStart := time.Now()
+			var wg sync.WaitGroup
+			for _, h := range names {
+				wg.Add(1)
+				go func() { defer wg.Done(); _, _ = warm.Dial(context.Background(), h) }()
+			}
+			wg.Wait()
+			dialAll = time.Since(dialStart)
+		}
+		meter := startCost()
+		wall, rtts := rawFanout(b, warm, names, "raw-"+tag)
+		cpu, forks := meter.perJob(jobs)
+		drivers = append(drivers, driver{"inline, " + mode, wall, median(rtts), cpu, forks})
+		dir := "/var/tmp/cp-fanout-scripts-" + tag
+		shipScripts(b, warm, names, scripts, dir)
+		meter = startCost()
+		wall, rtts = rawScriptFanout(b, warm, names, dir, "rawscript-"+tag)
+		cpu, forks = meter.perJob(jobs)
+		drivers = append(drivers, driver{"script files, " + mode, wall, median(rtts), cpu, forks})
+		_ = warm.Close()
+	}
+	ideal := time.Duration(rounds) * drivers[0].med
+	idealScript := time.Duration(rounds) * drivers[1].med
 
-	var engineTimes []time.Duration
-	b.ResetTimer()
-	for i := range b.N {
-		run := fmt.Sprintf("engine-%d", i)
+	// The engine: cold pool, markers, evidence judged. Its runs use the
+	// pool's shells; one more run takes a session per command.
+	runEngine := func(run string, opts cpssh.Options) (time.Duration, float64, float64) {
 		plan, scripts := fanoutPlan(names, run)
-		pool := fanoutPool(b, c)
+		pool := fanoutPoolWith(b, c, opts)
 		// The login user owns a StateDir under /var/tmp, so the engine
 		// needs no sudo, like the Ansible play (no become);
 		// CP_BENCH_STATE_BECOME=1 keeps the state under /var/lib via sudo.
@@ -282,52 +349,77 @@ func BenchmarkFanOut50x20(b *testing.B) {
 		}
 		eng := New(Config{Dialer: pool, Parallelism: parallelism, PerHost: 4, StateBecome: become, StateDir: stateDir,
 			Scripts: func(pack, p string) ([]byte, error) { return scripts[p], nil }})
+		meter := startCost()
 		start := time.Now()
 		res, err := eng.Run(context.Background(), plan, RunInput{})
 		d := time.Since(start)
+		cpu, forks := meter.perJob(jobs)
 		_ = pool.Close()
 		if err != nil || res.Operation.Status != protocol.StatusCompleted {
 			b.Fatalf("engine run: %v %s: %v", err, res.Operation.Status, res.Err())
 		}
+		return d, cpu, forks
+	}
+	var engineTimes []time.Duration
+	var engineCPU, engineForks float64
+	b.ResetTimer()
+	for i := range b.N {
+		var d time.Duration
+		d, engineCPU, engineForks = runEngine(fmt.Sprintf("engine-%d", i), cpssh.Options{})
 		engineTimes = append(engineTimes, d)
 	}
 	b.StopTimer()
 	engine := median(engineTimes)
+	perCmd, perCmdCPU, perCmdForks := runEngine("engine-per-command", cpssh.Options{SessionPerCommand: true})
 
 	var ansible time.Duration
 	if os.Getenv("CP_BENCH_ANSIBLE") != "0" {
+		var err error
 		if ansible, err = ansibleFanout(b, c, "ansible"); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(engine.Seconds(), "engine-s")
-	b.ReportMetric(idealLoaded.Seconds(), "ideal-s")
-	b.ReportMetric(engine.Seconds()/idealLoaded.Seconds(), "x-ideal")
+	b.ReportMetric(ideal.Seconds(), "ideal-s")
+	b.ReportMetric(engine.Seconds()/ideal.Seconds(), "x-ideal")
 	b.ReportMetric(engine.Seconds()/idealScript.Seconds(), "x-ideal-script")
+	b.ReportMetric(engine.Seconds()/drivers[2].wall.Seconds(), "x-raw-shells")
 	if ansible > 0 {
 		b.ReportMetric(ansible.Seconds(), "ansible-s")
 		b.ReportMetric(ansible.Seconds()/engine.Seconds(), "x-faster-than-ansible")
 	}
 	w := os.Stdout
-	fmt.Fprintf(w, "\nfan-out: %d hosts x %d jobs (each with evidence), parallelism %d, %d rounds\n", n, fanoutJobs, parallelism, rounds)
-	fmt.Fprintf(w, "  single job command (work+evidence) round trip, idle host:   median %v\n", median(idle).Round(time.Microsecond))
-	fmt.Fprintf(w, "  the same, all %d hosts at once (raw pool driver):           median %v, wall %v\n", n, median(loaded).Round(time.Microsecond), rawWall.Round(time.Millisecond))
-	fmt.Fprintf(w, "  script file + evidence as one command, all hosts at once:    median %v, wall %v\n", median(scriptLoaded).Round(time.Microsecond), scriptWall.Round(time.Millisecond))
-	fmt.Fprintf(w, "  dialing all hosts at once:                                    %v\n", dialAll.Round(time.Millisecond))
-	fmt.Fprintf(w, "%-44s %10s %10s\n", "", "wall", "vs ideal")
-	row := func(name string, d time.Duration) {
-		fmt.Fprintf(w, "%-44s %9.2fs %9.2fx\n", name, d.Seconds(), d.Seconds()/idealLoaded.Seconds())
+	fmt.Fprintf(w, "\nfan-out: %d hosts x %d jobs (each with evidence), parallelism %d, critical path %d jobs\n", n, fanoutJobs, parallelism, rounds)
+	fmt.Fprintf(w, "  one job (work+evidence) as one command, idle host, own session: median %v\n", median(idle).Round(time.Microsecond))
+	fmt.Fprintf(w, "  dialing all hosts at once: %v\n", dialAll.Round(time.Millisecond))
+	fmt.Fprintf(w, "%-52s %9s %9s %12s %9s %9s\n", "", "wall", "vs ideal", "median/job", "CPU ms/job", "procs/job")
+	row := func(name string, d, med time.Duration, cpu, forks float64) {
+		m := "-"
+		if med > 0 {
+			m = med.Round(time.Millisecond).String()
+		}
+		c := "-"
+		if cpu > 0 {
+			c = fmt.Sprintf("%.1f / %.1f", cpu, forks)
+		}
+		fmt.Fprintf(w, "%-52s %8.2fs %8.2fx %12s %19s\n", name, d.Seconds(), d.Seconds()/ideal.Seconds(), m, c)
 	}
-	row("ideal, loaded (rounds x loaded median RTT)", idealLoaded)
-	row("ideal, idle (rounds x idle median RTT)", idealIdle)
-	row("raw pool driver (1 command per job)", rawWall)
-	row("ideal for script jobs (rounds x loaded median)", idealScript)
-	row("raw pool driver running the script files", scriptWall)
+	row("ideal: critical path x median, session per command", ideal, 0, 0, 0)
+	row("the same for script files", idealScript, 0, 0, 0)
+	row("ideal, idle host (critical path x idle median)", time.Duration(rounds)*median(idle), 0, 0, 0)
+	for _, d := range drivers {
+		row("raw driver: "+d.name, d.wall, d.med, d.cpu, d.forks)
+	}
 	for i, d := range engineTimes {
-		row(fmt.Sprintf("engine run %d (cold pool, markers, evidence)", i+1), d)
+		cpu, forks := 0.0, 0.0
+		if i == len(engineTimes)-1 {
+			cpu, forks = engineCPU, engineForks
+		}
+		row(fmt.Sprintf("engine run %d (shells)", i+1), d, 0, cpu, forks)
 	}
+	row("engine, session per command", perCmd, 0, perCmdCPU, perCmdForks)
 	if ansible > 0 {
-		row("ansible-playbook (forks 50, pipelining)", ansible)
+		row("ansible-playbook (forks 50, pipelining)", ansible, 0, 0, 0)
 		fmt.Fprintf(w, "engine is %.2fx faster than Ansible\n", ansible.Seconds()/engine.Seconds())
 	}
 }

@@ -38,17 +38,10 @@ type prepared struct {
 // sudo password, used only when cmd.Become is set; loginSh says the login
 // shell is /bin/sh (Host.LoginShellSh).
 func prepare(cmd transport.Command, becomePassword string, loginSh bool) (prepared, error) {
-	keys := make([]string, 0, len(cmd.Env))
-	for k, v := range cmd.Env {
-		if !envName.MatchString(k) {
-			return prepared{}, fmt.Errorf("environment variable name %q is not a valid shell name", k)
-		}
-		if strings.ContainsRune(v, 0) {
-			return prepared{}, fmt.Errorf("environment variable %s contains a NUL byte", k)
-		}
-		keys = append(keys, k)
+	keys, err := envKeys(cmd.Env)
+	if err != nil {
+		return prepared{}, err
 	}
-	sort.Strings(keys)
 	sendPassword := cmd.Become && becomePassword != ""
 	needPreamble := len(keys) > 0 || sendPassword
 
@@ -124,6 +117,23 @@ unset __cp_l __cp_ok __cp_nl
 		stdin = cmd.Stdin
 	}
 	return prepared{line: line, stdin: stdin}, nil
+}
+
+// envKeys checks the names and values of env and returns the names,
+// sorted.
+func envKeys(env map[string]string) ([]string, error) {
+	keys := make([]string, 0, len(env))
+	for k, v := range env {
+		if !envName.MatchString(k) {
+			return nil, fmt.Errorf("environment variable name %q is not a valid shell name", k)
+		}
+		if strings.ContainsRune(v, 0) {
+			return nil, fmt.Errorf("environment variable %s contains a NUL byte", k)
+		}
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys, nil
 }
 
 func newNonce() (string, error) {

@@ -81,6 +81,11 @@ type Options struct {
 	MaxOutput int
 	// MaxDownload bounds a downloaded file's size (64 MiB).
 	MaxDownload int
+	// SessionPerCommand runs every command in a session of its own. By
+	// default a command without stdin of its own runs in a long-lived
+	// shell session of the host, one per concurrent command (see the
+	// package documentation).
+	SessionPerCommand bool
 	// Redactor masks secrets in output and errors. Passwords and
 	// passphrases of the hosts are added to it. When nil, the Pool uses its
 	// own.

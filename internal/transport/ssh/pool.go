@@ -27,8 +27,9 @@ var _ transport.Dialer = (*Pool)(nil)
 // hostEntry is one host's configuration, connection and session slots.
 type hostEntry struct {
 	host     Host
-	sessions chan struct{} // semaphore of MaxSessions
-	dialing  chan struct{} // one dial at a time
+	sessions chan struct{}  // semaphore of MaxSessions: sessions and shells
+	idle     [2]chan *shell // idle shells, without and with sudo
+	dialing  chan struct{}  // one dial at a time
 	mu       sync.Mutex
 	cl       *client
 }
@@ -55,6 +56,7 @@ func (p *Pool) Add(h Host) error {
 		host:     h,
 		sessions: make(chan struct{}, p.opts.MaxSessions),
 		dialing:  make(chan struct{}, 1),
+		idle:     [2]chan *shell{make(chan *shell, p.opts.MaxSessions), make(chan *shell, p.opts.MaxSessions)},
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -111,6 +113,7 @@ func (p *Pool) Close() error {
 }
 
 func (e *hostEntry) closeClient() {
+	e.closeIdle()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.cl != nil {

@@ -25,8 +25,8 @@ func (c *conn) Run(ctx context.Context, cmd transport.Command) (transport.Result
 	return res, nil
 }
 
-// run runs cmd in a session slot of the host; redactStdout is false for
-// downloads, whose content is returned as is.
+// run runs cmd in a shell of the host or a session of its own;
+// redactStdout is false for downloads, whose content is returned as is.
 func (c *conn) run(ctx context.Context, cmd transport.Command, redactStdout bool) (transport.Result, error) {
 	if c.closed.Load() {
 		return transport.Result{}, errors.New("the connection handle is closed")
@@ -34,23 +34,21 @@ func (c *conn) run(ctx context.Context, cmd transport.Command, redactStdout bool
 	if err := ctx.Err(); err != nil {
 		return transport.Result{}, ctxErr(ctx, "before start")
 	}
-	prep, err := prepare(cmd, c.e.host.BecomePassword, c.e.host.LoginShellSh)
+	inShell := c.usesShell(cmd)
+	var prep prepared
+	var err error
+	if inShell {
+		_, err = envKeys(cmd.Env)
+	} else {
+		prep, err = prepare(cmd, c.e.host.BecomePassword, c.e.host.LoginShellSh)
+	}
 	if err != nil {
 		return transport.Result{}, err
 	}
-	select {
-	case c.e.sessions <- struct{}{}:
-	case <-ctx.Done():
-		return transport.Result{}, ctxErr(ctx, "waiting for a free session slot")
-	}
-	defer func() { <-c.e.sessions }()
-
-	start := time.Now()
-	cl, sess, err := c.session(ctx)
+	sh, err := c.e.acquire(ctx, inShell, cmd.Become)
 	if err != nil {
 		return transport.Result{}, err
 	}
-	defer sess.Close()
 
 	max := cmd.MaxOutput
 	if max <= 0 {
@@ -59,6 +57,41 @@ func (c *conn) run(ctx context.Context, cmd transport.Command, redactStdout bool
 	red := c.p.opts.Redactor
 	stdout := newCapture(max, red, cmd.Stdout)
 	stderr := newCapture(max, red, cmd.Stderr)
+	var res transport.Result
+	if inShell {
+		started := sh != nil
+		if !started {
+			if sh, err = c.startShell(ctx, cmd.Become); err != nil {
+				<-c.e.sessions
+				return transport.Result{}, err
+			}
+		}
+		res, err = c.runShell(ctx, sh, started, cmd, stdout, stderr)
+		sh.release()
+	} else {
+		res, err = c.runSession(ctx, prep, stdout, stderr)
+		<-c.e.sessions
+	}
+	var r *transport.Redactor
+	if redactStdout {
+		r = red
+	}
+	var t1, t2 bool
+	res.Stdout, t1 = stdout.result(r)
+	res.Stderr, t2 = stderr.result(red)
+	res.Truncated = t1 || t2
+	return res, err
+}
+
+// runSession runs a prepared command in a session of its own, on a held
+// slot.
+func (c *conn) runSession(ctx context.Context, prep prepared, stdout, stderr io.Writer) (transport.Result, error) {
+	start := time.Now()
+	cl, sess, err := c.session(ctx)
+	if err != nil {
+		return transport.Result{}, err
+	}
+	defer sess.Close()
 	sess.Stdout = stdout
 	sess.Stderr = stderr
 	stdin, err := sess.StdinPipe()
@@ -83,63 +116,19 @@ func (c *conn) run(ctx context.Context, cmd transport.Command, redactStdout bool
 		done <- sess.Wait()
 	}()
 
-	var waitErr error
-	cancelled := false
 	select {
-	case waitErr = <-done:
+	case waitErr := <-done:
+		res := transport.Result{Duration: time.Since(start)}
+		return res, sessionEnd(cl, waitErr, &res)
 	case <-ctx.Done():
-		cancelled = true
 		_ = sess.Signal(gossh.SIGKILL)
 		_ = sess.Close()
 		select {
 		case <-done:
 		case <-time.After(killGrace):
 		}
-	}
-
-	res := transport.Result{Duration: time.Since(start)}
-	var r *transport.Redactor
-	if redactStdout {
-		r = red
-	}
-	var t1, t2 bool
-	res.Stdout, t1 = stdout.result(r)
-	res.Stderr, t2 = stderr.result(red)
-	res.Truncated = t1 || t2
-
-	if cancelled {
-		res.ExitCode = -1
+		res := transport.Result{Duration: time.Since(start), ExitCode: -1}
 		return res, ctxErr(ctx, fmt.Sprintf("command stopped after %s", res.Duration.Round(time.Millisecond)))
-	}
-	var exitErr *gossh.ExitError
-	var missing *gossh.ExitMissingError
-	switch {
-	case waitErr == nil:
-		return res, nil
-	case errors.As(waitErr, &exitErr) && exitErr.Signal() == "":
-		res.ExitCode = exitErr.ExitStatus()
-		return res, nil
-	case errors.As(waitErr, &exitErr):
-		res.ExitCode = -1
-		if lost := cl.lost(); lost != nil {
-			return res, lost
-		}
-		return res, fmt.Errorf("%w: the command was killed by signal %s", transport.ErrConnectionLost, exitErr.Signal())
-	case errors.As(waitErr, &missing):
-		res.ExitCode = -1
-		if lost := waitLost(cl); lost != nil {
-			return res, fmt.Errorf("during the command: %w", lost)
-		}
-		return res, fmt.Errorf("%w: the session ended without an exit status", transport.ErrConnectionLost)
-	default:
-		res.ExitCode = -1
-		if lost := waitLost(cl); lost != nil {
-			return res, fmt.Errorf("during the command: %w", lost)
-		}
-		if errors.Is(waitErr, transport.ErrConnectionLost) {
-			return res, waitErr
-		}
-		return res, fmt.Errorf("%w: %w", transport.ErrConnectionLost, waitErr)
 	}
 }
 

@@ -108,18 +108,24 @@ func TestRunEnvNastyValuesArriveIntact(t *testing.T) {
 
 func TestEnvValuesAreNotInTheProcessList(t *testing.T) {
 	e := newEnv(t, sshdOptions{})
-	p := newPool(t, Options{}, e.host("h1"))
-	c := dial(t, p, "h1")
-	const secret = "zq-env-value-never-in-argv"
-	res := mustRun(t, c, transport.Command{
-		Cmd: `for f in /proc/[0-9]*/cmdline; do tr '\0' ' ' < "$f" 2>/dev/null; echo; done; test -n "$S" && echo has-env`,
-		Env: map[string]string{"S": secret},
-	})
-	if strings.Contains(string(res.Stdout), secret) {
-		t.Fatalf("the value is visible in a process's command line")
-	}
-	if !strings.Contains(string(res.Stdout), "has-env") || !strings.Contains(string(res.Stdout), "sh -c") {
-		t.Fatalf("got: %q want: the process list and has-env", res.Stdout)
+	for _, perCommand := range []bool{false, true} {
+		p := newPool(t, Options{SessionPerCommand: perCommand}, e.host("h1"))
+		c := dial(t, p, "h1")
+		const secret = "zq-env-value-never-in-argv"
+		res := mustRun(t, c, transport.Command{
+			Cmd: `for f in /proc/[0-9]*/cmdline; do tr '\0' ' ' < "$f" 2>/dev/null; echo; done; test -n "$S" && echo has-env`,
+			Env: map[string]string{"S": secret},
+		})
+		if strings.Contains(string(res.Stdout), secret) {
+			t.Fatalf("per command %v: the value is visible in a process's command line", perCommand)
+		}
+		shell := "sh -s" // the pool's shell
+		if perCommand {
+			shell = "sh -c"
+		}
+		if !strings.Contains(string(res.Stdout), "has-env") || !strings.Contains(string(res.Stdout), shell) {
+			t.Fatalf("per command %v: got: %q want: the process list with %q and has-env", perCommand, res.Stdout, shell)
+		}
 	}
 }
 
