@@ -131,7 +131,7 @@ func median(ds []time.Duration) time.Duration {
 // (what a driver with no bookkeeping at all would send), per host in
 // order, all hosts at once over a warm pool. It returns the wall time and
 // every command's round trip.
-func rawFanout(b *testing.B, pool *cpssh.Pool, hosts []string, run string) (time.Duration, []time.Duration) {
+func rawFanout(b testing.TB, pool *cpssh.Pool, hosts []string, run string) (time.Duration, []time.Duration) {
 	return driveJobs(b, pool, hosts, func(k int) string {
 		work, ev := fanoutWork(k)
 		return "D=/var/tmp/cp-fanout/" + run + "; " + work + " && " + ev
@@ -141,7 +141,7 @@ func rawFanout(b *testing.B, pool *cpssh.Pool, hosts []string, run string) (time
 // driveJobs runs command(1..fanoutJobs) on every host in order, all hosts
 // at once; each must print "done". It returns the wall time and every
 // command's round trip.
-func driveJobs(b *testing.B, pool *cpssh.Pool, hosts []string, command func(k int) string) (time.Duration, []time.Duration) {
+func driveJobs(b testing.TB, pool *cpssh.Pool, hosts []string, command func(k int) string) (time.Duration, []time.Duration) {
 	var mu sync.Mutex
 	var rtts []time.Duration
 	var wg sync.WaitGroup

@@ -107,6 +107,21 @@ func (r *run) attemptFast(ctx context.Context, conn transport.Conn, st *instStat
 	}
 }
 
+// sourceable reports whether a script may be sourced by the subshell that
+// runs it rather than started as a program: it is a POSIX sh script
+// (first line exactly #!/bin/sh or #!/usr/bin/env sh) that does not refer
+// to $0, which would name the shell instead of the script. Sourcing saves
+// loading a second shell per job; the script still runs in a process of
+// its own, with the same environment, directory, stdin and output.
+func sourceable(script []byte) bool {
+	first, rest, _ := bytes.Cut(script, []byte("\n"))
+	first = bytes.TrimRight(first, " \t\r")
+	if !bytes.Equal(first, []byte("#!/bin/sh")) && !bytes.Equal(first, []byte("#!/usr/bin/env sh")) {
+		return false
+	}
+	return !bytes.Contains(rest, []byte("$0")) && !bytes.Contains(rest, []byte("${0"))
+}
+
 // fastSession runs fastCmd for the instance once.
 func (r *run) fastSession(ctx context.Context, conn transport.Conn, st *instState, p instancePaths, env map[string]string,
 	inputs []inputFile, vp verifyPlan, rerun bool, tl *tail) (fastOut, error) {
@@ -137,6 +152,9 @@ func (r *run) fastSession(ctx context.Context, conn transport.Conn, st *instStat
 		return fastOut{}, fmt.Errorf("encode marker of %s: %w", st.in.ID, err)
 	}
 	fenv["CP_PENDING"] = string(body)
+	if script, err := r.scriptFor(st); err == nil && sourceable(script) {
+		fenv["CP_SCRIPT_SOURCE"] = "1"
+	}
 	commits := r.commits.take(st.host)
 	commitEnv(fenv, commits)
 

@@ -214,3 +214,22 @@ func TestStepByStepPathWhenUsersDiffer(t *testing.T) {
 		}
 	}
 }
+
+func TestSourceable(t *testing.T) {
+	for script, want := range map[string]bool{
+		"#!/bin/sh\necho hi\n":                  true,
+		"#!/usr/bin/env sh\nset -e\n":           true,
+		"#!/bin/sh  \r\necho hi\n":              true,
+		"#!/bin/sh -e\necho hi\n":               false, // options: exec it
+		"#!/bin/bash\necho hi\n":                false,
+		"#!/usr/bin/env python3\nprint()\n":     false,
+		"echo no shebang\n":                     false,
+		"#!/bin/sh\ncd \"$(dirname \"$0\")\"\n": false,
+		"#!/bin/sh\necho ${0##*/}\n":            false,
+		"":                                      false,
+	} {
+		if got := sourceable([]byte(script)); got != want {
+			t.Errorf("sourceable(%q) = %v want %v", script, got, want)
+		}
+	}
+}

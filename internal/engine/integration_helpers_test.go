@@ -35,8 +35,34 @@ mkdir -p "$(dirname "$CP_PARAM_LOG")"
 echo "$CP_INSTANCE" >>"$CP_PARAM_LOG"
 `
 
+// itPreambleSh is itPreamble for POSIX sh scripts, which the engine
+// sources in the subshell that runs them (see sourceable).
+const itPreambleSh = `#!/bin/sh
+set -eu
+umask 000
+mkdir -p "$(dirname "$CP_PARAM_LOG")"
+echo "$CP_INSTANCE" >>"$CP_PARAM_LOG"
+`
+
 // itScripts are the scripts of the test pack, by path.
 var itScripts = map[string]string{
+	// posix records what it sees (directory, arguments, stdin, a
+	// parameter, the command line of the shell that reads it), then
+	// exits with CP_PARAM_EXIT.
+	"scripts/posix.sh": itPreambleSh + `mkdir -p "$(dirname "$CP_PARAM_STATE")"
+printf 'pwd=%s args=%s stdin=%s color=%s\n' "$(pwd)" "$#" "$(cat)" "$CP_PARAM_COLOR" >"$CP_PARAM_STATE"
+printf 'shell=%s\n' "$(tr '\0' ' ' </proc/$$/cmdline)" >>"$CP_PARAM_STATE"
+exit "${CP_PARAM_EXIT:-0}"
+`,
+	// self records the path it runs as: it names $0, so it is exec'd.
+	"scripts/self.sh": itPreambleSh + `mkdir -p "$(dirname "$CP_PARAM_STATE")"
+echo "$0" >"$CP_PARAM_STATE"
+`,
+	// hangsh is hang as a POSIX sh script.
+	"scripts/hangsh.sh": itPreambleSh + `mkdir -p "$(dirname "$CP_PARAM_STATE")"
+(sleep 3; echo survived >"$CP_PARAM_STATE.child") &
+sleep 60
+`,
 	// step records that it ran; its evidence reads the file back.
 	"scripts/step.sh": itPreamble + `
 mkdir -p "$(dirname "$CP_PARAM_STATE")"

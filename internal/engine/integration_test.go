@@ -598,8 +598,16 @@ func TestIntegrationConnectionLostMidCommandIsRetried(t *testing.T) {
 // script lives on to write its file.
 func TestIntegrationScriptTimeoutStopsItsProcessGroup(t *testing.T) {
 	e := startIT(t, "to-1")
+	// hang is a bash script (exec'd), hangsh a POSIX one (sourced).
+	for _, script := range []string{"hang", "hangsh"} {
+		t.Run(script, func(t *testing.T) { testScriptTimeout(t, e.sub("timeout-"+script), script) })
+	}
+}
+
+func testScriptTimeout(t *testing.T, e *itEnv, script string) {
+	e.t = t
 	b := e.plan("timeout")
-	hang := itJob("hang", "hang")
+	hang := itJob("hang", script)
 	hang.Controls.Timeout = protocol.Duration(time.Second)
 	hang.Controls.RetryPolicy = protocol.RetryPolicy{MaxAttempts: 2, Backoff: protocol.Duration(10 * time.Millisecond)}
 	b.add(hang, "to-1", nil)
@@ -624,5 +632,46 @@ func TestIntegrationScriptTimeoutStopsItsProcessGroup(t *testing.T) {
 	}
 	if got := e.runs()["hang[to-1]"]; got != 2 {
 		t.Errorf("hang[to-1] started %d times want 2", got)
+	}
+}
+
+// A POSIX sh script is sourced by the subshell that runs it (one shell
+// start fewer per job) and sees what an exec'd script sees: its work
+// directory, no arguments, empty stdin, its parameters; its exit status is
+// the job's. A script naming $0 is exec'd and sees its own path.
+func TestIntegrationSourcedScriptsBehaveAsExecd(t *testing.T) {
+	e := startIT(t, "src-1")
+	b := e.plan("sourced")
+	ev := protocol.Evidence{ID: "seen", Command: `cat "$CP_PARAM_STATE"`, Expected: "args=0 stdin= color=blue", Match: protocol.MatchContains}
+	b.add(itJob("ok", "posix", ev), "src-1", nil, "color", "blue")
+	fail := itJob("fail", "posix")
+	b.add(fail, "src-1", nil, "color", "red", "exit", "3")
+	b.add(itJob("self", "self"), "src-1", nil)
+	eng, _ := e.engine(nil)
+	res := e.run(eng, t.Context(), b.p, RunInput{})
+	wantStatus(t, res, "ok[src-1]", StatusDone)
+	in := wantStatus(t, res, "fail[src-1]", StatusFailed)
+	if n := len(in.Attempts); n == 0 || in.Attempts[n-1].ExitCode != 3 {
+		t.Errorf("fail[src-1]: got attempts %+v want: exit 3", in.Attempts)
+	}
+	got, err := e.hostFile("src-1", e.statePath("ok[src-1]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(got), "pwd=/var/lib/cp-it-") || !strings.Contains(string(got), "/work args=0") {
+		t.Errorf("the sourced script ran in %q want: its work directory", got)
+	}
+	if strings.Contains(string(got), "/scripts/") {
+		t.Errorf("posix.sh was exec'd, not sourced: %q", got)
+	}
+	self, err := e.hostFile("src-1", e.statePath("self[src-1]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(self), "/scripts/") || !strings.HasSuffix(strings.TrimSpace(string(self)), ".sh") {
+		t.Errorf("self.sh got $0 = %q want: its own path in the scripts directory", self)
+	}
+	if got := e.runs(); got["ok[src-1]"] != 1 || got["fail[src-1]"] != 1 || got["self[src-1]"] != 1 {
+		t.Errorf("runs got %v want each once", got)
 	}
 }

@@ -143,8 +143,9 @@ echo "@cp prepared $__cp_n 0"
 //     "marker 0" the final one and "marker 1" the pending one (either may
 //     be empty), and nothing runs;
 //   - input artifacts (CP_IN_N; CP_INP<i> path, CP_INB<i> content);
-//   - the script, its output on stderr and its pid in <run dir>/pid while
-//     it runs, for killCmd (a TERM makes the shell report 124, as
+//   - the script (sourced by the subshell that runs it when
+//     CP_SCRIPT_SOURCE is set, see sourceable), its output on stderr and
+//     its pid in <run dir>/pid while it runs, for killCmd (a TERM makes the shell report 124, as
 //     timeout(1) does, and carry on);
 //   - the batch of collect, evidence and artifact reads;
 //   - when the script exited 0, the kept artifacts (CP_KN; CP_S<i> ->
@@ -178,7 +179,11 @@ __cp_rc=0
 if [ -n "${CP_SCRIPT:-}" ]; then
   __cp_to=
   trap '__cp_to=1' TERM
-  (cd "$CP_WORK_DIR" && exec "$CP_SCRIPT") </dev/null >&2 &
+  if [ -n "${CP_SCRIPT_SOURCE:-}" ]; then
+    (cd "$CP_WORK_DIR" || exit 92; . "$CP_SCRIPT") </dev/null >&2 &
+  else
+    (cd "$CP_WORK_DIR" && exec "$CP_SCRIPT") </dev/null >&2 &
+  fi
   __cp_pid=$!
   echo "$__cp_pid" >"$CP_RUN_DIR/pid"
   wait "$__cp_pid"; __cp_rc=$?
