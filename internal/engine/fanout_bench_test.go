@@ -122,6 +122,9 @@ func (m costMeter) perJob(jobs int) (cpuMS, forks float64) {
 }
 
 func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return s[len(s)/2]
@@ -331,6 +334,9 @@ func BenchmarkFanOut50x20(b *testing.B) {
 		cpu, forks = meter.perJob(jobs)
 		drivers = append(drivers, driver{"script files, " + mode, wall, median(rtts), cpu, forks})
 		_ = warm.Close()
+		if b.Failed() {
+			b.FailNow()
+		}
 	}
 	ideal := time.Duration(rounds) * drivers[0].med
 	idealScript := time.Duration(rounds) * drivers[1].med

@@ -2,10 +2,14 @@
 # The engine's fan-out bench (issue "The embedded DAG engine"): 50 real
 # OpenSSH test hosts on 127.0.0.2.., 20 short jobs per host each with one
 # evidence, parallelism 50. Prints the engine's wall time against the ideal
-# (see BenchmarkFanOut50x20 in internal/engine/fanout_bench_test.go) and
-# against ansible-playbook running the same commands (forks 50, pipelining,
-# ControlMaster/ControlPersist). Needs root, openssh-server, sudo; installs
-# ansible-core with apt-get when it is missing.
+# (the critical path times one job run as one SSH command; see
+# BenchmarkFanOut50x20 in internal/engine/fanout_bench_test.go), against
+# drivers with no bookkeeping at all (a session per command, and the
+# transport's shells), and against ansible-playbook running the same
+# commands (forks 50, pipelining, ControlMaster/ControlPersist), with the
+# machine's CPU time and processes per job for each. Needs root,
+# openssh-server, sudo; installs ansible-core with apt-get when it is
+# missing.
 #
 # Usage: internal/engine/bench/fanout.sh [HOSTS] [RUNS]   (defaults 50 and 1)
 # Env:   CP_BENCH_ANSIBLE=0 skips Ansible; CP_BENCH_STATE_BECOME=1 keeps the

@@ -3,6 +3,7 @@ package ssh
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,18 +29,21 @@ func percentile(d []time.Duration, p float64) time.Duration {
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // BenchmarkRunTrue measures one short command (`true`) on a reused
-// connection, p50 and p99. Beside it, for the same sshd on the same
-// connection, it reports what no client can avoid and what another client
-// pays:
-//   - bare-session-p50-ms: a bare x/crypto/ssh session running `true`
-//     (channel open, exec, exit status): sshd forking the session and the
-//     login shell, with none of this package's work;
+// connection, p50 and p99, as the pool runs it by default: in a shell (see
+// the package documentation). Beside it, on the same sshd and connection,
+// it reports what no client can avoid and what other ways cost:
+//   - bare-echo-p50-ms: one line sent to a running session (`cat`) and
+//     read back with bare x/crypto/ssh: a round trip through sshd;
 //   - overhead-p50-ms: p50 minus that, what this package adds (session
-//     slot, context watch, output capture, the `exec sh -c` that gives
-//     every command POSIX sh semantics whatever the login shell);
-//   - loginsh-p50-ms, loginsh-overhead-p50-ms: the same with
-//     Host.LoginShellSh (the fixture's users log in to /bin/sh), where the
-//     login shell runs the command without the `exec sh -c`;
+//     slot, request framing, output capture, the subshell on the host);
+//   - session-p50-ms, session-p99-ms: the command in a session of its own
+//     (Options.SessionPerCommand), and bare-session-p50-ms, a bare
+//     x/crypto/ssh session running `true` (channel open, sshd forking the
+//     session and the login shell); session-overhead-p50-ms is their
+//     difference (the `exec sh -c` that gives every command POSIX sh
+//     semantics whatever the login shell);
+//   - loginsh-p50-ms: a session per command with Host.LoginShellSh (the
+//     fixture's users log in to /bin/sh), without the `exec sh -c`;
 //   - openssh-mux-p50-ms: `ssh true` through an OpenSSH ControlMaster
 //     already connected (when the client is installed);
 //   - local-spawn-p50-ms: `sh -c 'exec sh -c true'` spawned locally, the
@@ -48,7 +52,8 @@ func BenchmarkRunTrue(b *testing.B) {
 	e := newEnv(b, sshdOptions{})
 	direct := e.host("h2")
 	direct.LoginShellSh = true
-	p := newPool(b, Options{}, e.host("h1"), direct)
+	p := newPool(b, Options{}, e.host("h1"))
+	ps := newPool(b, Options{SessionPerCommand: true}, e.host("h1"), direct)
 	c := dial(b, p, "h1")
 	ctx := context.Background()
 	timeTrue := func(c *conn, n int) []time.Duration {
@@ -67,8 +72,10 @@ func BenchmarkRunTrue(b *testing.B) {
 	b.ResetTimer()
 	lat := timeTrue(c, b.N)
 	b.StopTimer()
-	loginSh := timeTrue(dial(b, p, "h2"), b.N)
-	cl, err := p.client(ctx, c.e)
+	sc := dial(b, ps, "h1")
+	session := timeTrue(sc, b.N)
+	loginSh := timeTrue(dial(b, ps, "h2"), b.N)
+	cl, err := ps.client(ctx, sc.e)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -85,6 +92,7 @@ func BenchmarkRunTrue(b *testing.B) {
 		_ = sess.Close()
 		bare = append(bare, time.Since(st))
 	}
+	echo := bareEcho(b, cl, 200)
 	local := make([]time.Duration, 0, 50)
 	for i := 0; i < 50; i++ {
 		st := time.Now()
@@ -93,18 +101,55 @@ func BenchmarkRunTrue(b *testing.B) {
 		}
 		local = append(local, time.Since(st))
 	}
-	p50, p99, b50, l50 := percentile(lat, 0.5), percentile(lat, 0.99), percentile(bare, 0.5), percentile(local, 0.5)
+	p50, s50, b50, e50 := percentile(lat, 0.5), percentile(session, 0.5), percentile(bare, 0.5), percentile(echo, 0.5)
 	b.ReportMetric(ms(p50), "p50-ms")
-	b.ReportMetric(ms(p99), "p99-ms")
+	b.ReportMetric(ms(percentile(lat, 0.99)), "p99-ms")
+	b.ReportMetric(ms(e50), "bare-echo-p50-ms")
+	b.ReportMetric(ms(p50-e50), "overhead-p50-ms")
+	b.ReportMetric(ms(s50), "session-p50-ms")
+	b.ReportMetric(ms(percentile(session, 0.99)), "session-p99-ms")
 	b.ReportMetric(ms(b50), "bare-session-p50-ms")
-	b.ReportMetric(ms(p50-b50), "overhead-p50-ms")
+	b.ReportMetric(ms(s50-b50), "session-overhead-p50-ms")
 	b.ReportMetric(ms(percentile(loginSh, 0.5)), "loginsh-p50-ms")
-	b.ReportMetric(ms(percentile(loginSh, 0.99)), "loginsh-p99-ms")
-	b.ReportMetric(ms(percentile(loginSh, 0.5)-b50), "loginsh-overhead-p50-ms")
-	b.ReportMetric(ms(l50), "local-spawn-p50-ms")
+	b.ReportMetric(ms(percentile(local, 0.5)), "local-spawn-p50-ms")
 	if mux := opensshMux(b, e); len(mux) > 0 {
 		b.ReportMetric(ms(percentile(mux, 0.5)), "openssh-mux-p50-ms")
 	}
+}
+
+// bareEcho times n round trips of one line through a session running
+// `cat`, with bare x/crypto/ssh.
+func bareEcho(b *testing.B, cl *client, n int) []time.Duration {
+	sess, err := cl.c.NewSession()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sess.Close()
+	in, err := sess.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := sess.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := sess.Start("cat"); err != nil {
+		b.Fatal(err)
+	}
+	buf := make([]byte, 2)
+	d := make([]time.Duration, 0, n)
+	for i := 0; i < n; i++ {
+		st := time.Now()
+		if _, err := in.Write([]byte("x\n")); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := io.ReadFull(out, buf); err != nil {
+			b.Fatal(err)
+		}
+		d = append(d, time.Since(st))
+	}
+	_ = in.Close()
+	return d
 }
 
 // opensshMux times `ssh true` through a ControlMaster that is already
@@ -205,13 +250,13 @@ func runParallel(b *testing.B, jobs []int, do func(host int) error) {
 }
 
 // BenchmarkFanOut runs 20 commands on each of 50 hosts, 50 at a time, from
-// a cold start (connections included): with this package's Pool, and with
-// the OpenSSH client multiplexing through ControlMaster=auto and
+// a cold start (connections included): with this package's Pool (its
+// shells, then a session per command), and with the OpenSSH client multiplexing through ControlMaster=auto and
 // ControlPersist. bench/bench-transport.sh prints the ratio.
 func BenchmarkFanOut(b *testing.B) {
 	f := startFanOut(b)
 	const cmd = "echo ok"
-	b.Run("cp", func(b *testing.B) {
+	cp := func(b *testing.B, opts Options) {
 		for i := 0; i < b.N; i++ {
 			var hosts []Host
 			for j, s := range f.servers {
@@ -220,7 +265,7 @@ func BenchmarkFanOut(b *testing.B) {
 					Auth: Auth{PrivateKeyPath: f.key.path}, HostKey: HostKeyCheck{KnownHostsFile: f.knownHosts},
 				})
 			}
-			p, err := NewPool(Options{}, hosts...)
+			p, err := NewPool(opts, hosts...)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -239,7 +284,9 @@ func BenchmarkFanOut(b *testing.B) {
 			})
 			p.Close()
 		}
-	})
+	}
+	b.Run("cp", func(b *testing.B) { cp(b, Options{}) })
+	b.Run("cp-session-per-command", func(b *testing.B) { cp(b, Options{SessionPerCommand: true}) })
 	b.Run("openssh", func(b *testing.B) {
 		if _, err := exec.LookPath("ssh"); err != nil {
 			b.Skip("no OpenSSH client")
