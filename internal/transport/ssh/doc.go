@@ -27,9 +27,10 @@
 // process group (`trap : TERM`), so a command timed out that way ends
 // alone. A shell whose command was cancelled, or that ended under a
 // command, is closed; an ended one fails that command with
-// ErrConnectionLost. Output a command leaves to a background process
-// after its end is dropped until the next command starts, and may then
-// mix with that command's. Shells hold session slots: when none is free,
+// ErrConnectionLost. A process a command leaves running in the background
+// stays in the shell's process group, and its output after the command's
+// end is dropped until the next command starts, then may mix with that
+// command's. Shells hold session slots: when none is free,
 // idle shells of another kind are closed to make room.
 // Options.SessionPerCommand turns shells off.
 //
