@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
@@ -221,8 +220,8 @@ func (r *run) artifactValue(ctx context.Context, sa *storedArtifact) ([]byte, er
 
 // fetchRef reads "host:path" through the dialer.
 func (r *run) fetchRef(ctx context.Context, ref string) ([]byte, error) {
-	host, p, ok := strings.Cut(ref, ":")
-	if !ok || host == "" || p == "" {
+	host, p, ok := protocol.SplitRef(ref)
+	if !ok {
 		return nil, fmt.Errorf("reference %q is not host:path", ref)
 	}
 	conn, err := r.conns.get(ctx, host, r.cfg.StepTimeout)

@@ -62,7 +62,7 @@ func (r *run) storeArtifacts(st *instState, p instancePaths, arts []producedArti
 			a.ExpiresAt = completed.Add(ttl)
 		}
 		if a.Sensitivity == protocol.SensitivitySecret {
-			a.Ref = st.host + ":" + path.Join(p.keep, pa.name)
+			a.Ref = protocol.HostRef(st.host, path.Join(p.keep, pa.name))
 		} else {
 			// A value is what the script wrote, without the final newline
 			// `echo` adds; the file handed to consumers stays byte-exact.

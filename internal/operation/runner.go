@@ -76,8 +76,8 @@ func (r *Runner) Run(ctx context.Context, plan *protocol.Plan, hosts []HostAcces
 // Fetch reads a secret artifact by its reference "host:path" from the
 // named host.
 func Fetch(ctx context.Context, hosts []HostAccess, ref string, redactor *transport.Redactor) ([]byte, error) {
-	name, p, ok := strings.Cut(ref, ":")
-	if !ok || name == "" || p == "" {
+	name, p, ok := protocol.SplitRef(ref)
+	if !ok {
 		return nil, fmt.Errorf("artifact reference %q is not host:path", ref)
 	}
 	var target []HostAccess

@@ -3,6 +3,7 @@ package protocol
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -79,6 +80,16 @@ type Artifact struct {
 	Ref         string      `json:"ref,omitempty"`   // secret: host:path or store reference
 	Fingerprint string      `json:"fingerprint,omitempty"`
 	ExpiresAt   time.Time   `json:"expires_at,omitzero"`
+}
+
+// HostRef is the reference of a secret kept in a file on a host.
+func HostRef(host, path string) string { return host + ":" + path }
+
+// SplitRef splits a reference "host:path" (HostRef) at its first colon;
+// ok is false when there is none or either part is empty.
+func SplitRef(ref string) (host, path string, ok bool) {
+	host, path, ok = strings.Cut(ref, ":")
+	return host, path, ok && host != "" && path != ""
 }
 
 // Expired reports whether the artifact has an expiry that is before now.

@@ -3,7 +3,6 @@ package provider
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/intentops/terraform-provider-cp/internal/capability"
@@ -57,7 +56,7 @@ func (h *clusterHandleData) artifacts() []protocol.Artifact {
 		art := protocol.Artifact{ID: a.ID, Ref: a.Ref, Value: a.Value, Sensitivity: protocol.SensitivityInternal}
 		if a.Ref != "" {
 			art.Sensitivity = protocol.SensitivitySecret
-			if host, _, ok := strings.Cut(a.Ref, ":"); ok && host != "" {
+			if host, _, ok := protocol.SplitRef(a.Ref); ok {
 				art.Host = host
 			}
 		}

@@ -3,7 +3,6 @@ package provider
 import (
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -166,7 +165,7 @@ func artifactsFromList(l types.List) []protocol.Artifact {
 		if e := get("expires_at"); e != "" {
 			a.ExpiresAt, _ = time.Parse(time.RFC3339, e)
 		}
-		if host, _, ok := strings.Cut(a.Ref, ":"); ok && host != "" {
+		if host, _, ok := protocol.SplitRef(a.Ref); ok {
 			a.Host = host
 		}
 		out = append(out, a)
