@@ -13,9 +13,10 @@ type instancePaths struct {
 	run, in, out, work string
 	marker, keep       string
 	script, scriptSum  string
+	scriptSource       bool // the script may be sourced (see sourceable)
 }
 
-func (r *run) paths(st *instState, script []byte) instancePaths {
+func (r *run) paths(st *instState, script *jobScript) instancePaths {
 	key := instanceKey(st.in)
 	rd := r.lay.runDir(r.em.op, st.in.ID)
 	p := instancePaths{
@@ -23,7 +24,7 @@ func (r *run) paths(st *instState, script []byte) instancePaths {
 		marker: r.lay.marker(key), keep: r.lay.keepDir(key),
 	}
 	if script != nil {
-		p.scriptSum = hashHex(string(script))
+		p.scriptSum, p.scriptSource = script.sum, script.source
 		p.script = r.lay.script(p.scriptSum)
 	}
 	return p

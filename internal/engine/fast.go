@@ -152,7 +152,7 @@ func (r *run) fastSession(ctx context.Context, conn transport.Conn, st *instStat
 		return fastOut{}, fmt.Errorf("encode marker of %s: %w", st.in.ID, err)
 	}
 	fenv["CP_PENDING"] = string(body)
-	if script, err := r.scriptFor(st); err == nil && sourceable(script) {
+	if p.scriptSource {
 		fenv["CP_SCRIPT_SOURCE"] = "1"
 	}
 	commits := r.commits.take(st.host)
@@ -182,10 +182,19 @@ func (r *run) fastSession(ctx context.Context, conn transport.Conn, st *instStat
 		return fastOut{}, fmt.Errorf("%s on host %s: %w", what, st.host, err)
 	}
 	frames, perr := parseFrames(res.Stdout)
-	committed := false
+	var fo fastOut
+	var markers [][]byte // the final and the pending marker as read
+	committed, ran := false, false
 	for _, f := range frames {
-		if f.kind == "commits" {
+		switch f.kind {
+		case "commits":
 			committed = true
+		case "marker":
+			markers = append(markers, f.stdout)
+		case "noscript":
+			fo.noScript = true
+		case "ran":
+			fo.rc, ran = f.code, true
 		}
 	}
 	if !committed {
@@ -197,19 +206,8 @@ func (r *run) fastSession(ctx context.Context, conn transport.Conn, st *instStat
 	if perr != nil {
 		return fastOut{}, failf(FailureTransport, false, "run %s on host %s: %v", st.in.ID, st.host, perr)
 	}
-	var fo fastOut
-	var markers [][]byte // the final and the pending marker as read
-	ran := false
-	for _, f := range frames {
-		switch f.kind {
-		case "marker":
-			markers = append(markers, f.stdout)
-		case "noscript":
-			fo.noScript = true
-			return fo, nil
-		case "ran":
-			fo.rc, ran = f.code, true
-		}
+	if fo.noScript {
+		return fastOut{noScript: true}, nil
 	}
 	if len(markers) > 0 {
 		fo.marker = newestMarker(markers)

@@ -102,7 +102,7 @@ func (r *run) fail(st *instState, attempts int, aerr *attemptError, tl *tail) {
 
 // attempt runs one try: probe, satisfied check, ship, inputs, script,
 // verification and commit.
-func (r *run) attempt(st *instState, p instancePaths, env map[string]string, script []byte, inputs []inputFile, tl *tail) (attemptOut, *attemptError) {
+func (r *run) attempt(st *instState, p instancePaths, env map[string]string, script *jobScript, inputs []inputFile, tl *tail) (attemptOut, *attemptError) {
 	ctx := r.cmdCtx
 	job := st.in.Job
 	var out attemptOut
@@ -135,7 +135,7 @@ func (r *run) attempt(st *instState, p instancePaths, env map[string]string, scr
 		out.note = "drift: " + note + "; ran again"
 	}
 	if script != nil {
-		shipped, err := r.ships.ensure(ctx, conn, st.host, p.script, script, pr.scriptPresent, r.cfg.StateBecome)
+		shipped, err := r.ships.ensure(ctx, conn, st.host, p.script, script.body, pr.scriptPresent, r.cfg.StateBecome)
 		if err != nil {
 			return out, fail(err)
 		}

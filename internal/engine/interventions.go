@@ -118,7 +118,7 @@ func (r *run) verifyFix(ctx context.Context, st *instState, iv protocol.Interven
 	failing = append(failing, v.problems...)
 	for _, vj := range verifyJobs {
 		vs := &instState{idx: -1, in: vj, host: st.host, hostIdx: st.hostIdx, res: InstanceResult{ID: vj.ID}}
-		script, err := r.scriptOf(vj)
+		script, err := r.scriptFor(vs)
 		if err != nil {
 			failing = append(failing, err.Error())
 			continue
@@ -183,15 +183,4 @@ func (r *run) verificationJob(id string, target *instState) *protocol.JobInstanc
 		ID: fmt.Sprintf("%s[%s]@verify", id, target.host), JobID: id, Stage: target.in.Stage, Host: target.host,
 		Pack: found.Pack, Params: found.Params, Job: found.Job, Origin: found.Origin,
 	}
-}
-
-func (r *run) scriptOf(in *protocol.JobInstance) ([]byte, error) {
-	if in.Job.Script == "" {
-		return nil, nil
-	}
-	b, err := r.cfg.Scripts(in.Pack, in.Job.Script)
-	if err != nil {
-		return nil, fmt.Errorf("read script %s of pack %s: %w", in.Job.Script, in.Pack, err)
-	}
-	return b, nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/intentops/terraform-provider-cp/internal/protocol"
 	"github.com/intentops/terraform-provider-cp/internal/transport"
 )
 
@@ -63,8 +64,7 @@ func (r *run) prepareHost(ctx context.Context, conn transport.Conn, host string)
 	// Private: the instance's run directory and its inputs, markers and
 	// kept artifacts. Its output and work directories are as the probe of
 	// the step-by-step path makes them.
-	scripts := map[string][]byte{} // host path -> content
-	sums := map[string]string{}    // host path -> SHA-256
+	scripts := map[string]*jobScript{} // host path -> script
 	for _, st := range r.states {
 		if st.host != host || st.in.Job == nil || !r.fastEligible(st) {
 			continue
@@ -80,7 +80,7 @@ func (r *run) prepareHost(ctx context.Context, conn transport.Conn, host string)
 			priv = append(priv, p.keep)
 		}
 		if script != nil {
-			scripts[p.script], sums[p.script] = script, p.scriptSum
+			scripts[p.script] = script
 		}
 	}
 	for _, d := range append(pub, priv...) {
@@ -89,17 +89,13 @@ func (r *run) prepareHost(ctx context.Context, conn transport.Conn, host string)
 		}
 	}
 	env := map[string]string{"CP_DIRS_PUB": strings.Join(pub, "\n"), "CP_DIRS_PRIV": strings.Join(priv, "\n")}
-	paths := make([]string, 0, len(scripts))
-	for p := range scripts {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
+	paths := protocol.SortedKeys(scripts)
 	var checks []string
 	for i, p := range paths {
 		n := strconv.Itoa(i)
 		env["CP_SP"+n] = p
-		env["CP_SB"+n] = string(scripts[p])
-		checks = append(checks, sums[p]+"  "+p)
+		env["CP_SB"+n] = string(scripts[p].body)
+		checks = append(checks, scripts[p].sum+"  "+p)
 	}
 	env["CP_SN"] = strconv.Itoa(len(paths))
 	env["CP_SUMS"] = strings.Join(checks, "\n")
@@ -131,9 +127,17 @@ func (r *run) prepareHost(ctx context.Context, conn transport.Conn, host string)
 	return failf(FailureTransport, false, "prepare host %s: the command printed no result", host)
 }
 
+// jobScript is a job's script with what the engine derives from it, once
+// per run.
+type jobScript struct {
+	body   []byte
+	sum    string // SHA-256, hex: its name on the hosts
+	source bool   // sourceable
+}
+
 // scriptFor returns the instance's script (nil when the job has none),
 // read once per run.
-func (r *run) scriptFor(st *instState) ([]byte, error) {
+func (r *run) scriptFor(st *instState) (*jobScript, error) {
 	job := st.in.Job
 	if job.Script == "" {
 		return nil, nil
@@ -141,18 +145,19 @@ func (r *run) scriptFor(st *instState) ([]byte, error) {
 	key := st.in.Pack + "\x00" + job.Script
 	r.scriptMu.Lock()
 	defer r.scriptMu.Unlock()
-	if b, ok := r.scriptMemo[key]; ok {
-		return b, nil
+	if s, ok := r.scriptMemo[key]; ok {
+		return s, nil
 	}
 	b, err := r.cfg.Scripts(st.in.Pack, job.Script)
 	if err != nil {
 		return nil, fmt.Errorf("read script %s of pack %s: %w", job.Script, st.in.Pack, err)
 	}
 	if r.scriptMemo == nil {
-		r.scriptMemo = map[string][]byte{}
+		r.scriptMemo = map[string]*jobScript{}
 	}
-	r.scriptMemo[key] = b
-	return b, nil
+	s := &jobScript{body: b, sum: hashHex(string(b)), source: sourceable(b)}
+	r.scriptMemo[key] = s
+	return s, nil
 }
 
 // fastEligible reports whether an instance runs in one session: its
@@ -168,7 +173,7 @@ func (r *run) fastEligible(st *instState) bool {
 			return false
 		}
 	}
-	if script, err := r.scriptFor(st); err == nil && bytes.IndexByte(script, 0) >= 0 {
+	if script, err := r.scriptFor(st); err == nil && script != nil && bytes.IndexByte(script.body, 0) >= 0 {
 		return false
 	}
 	return true

@@ -41,7 +41,7 @@ type run struct {
 	// commits holds final markers until the next command on their host.
 	commits    commitQueue
 	scriptMu   sync.Mutex
-	scriptMemo map[string][]byte // pack + script path -> content
+	scriptMemo map[string]*jobScript // pack + script path -> script
 	store      *artifactStore
 	// cmdCtx is the context of commands: cancelled GracePeriod after the
 	// run's context is.
