@@ -36,9 +36,10 @@ func (c *conn) run(ctx context.Context, cmd transport.Command, redactStdout bool
 	}
 	inShell := c.usesShell(cmd)
 	var prep prepared
+	var req, token string
 	var err error
 	if inShell {
-		_, err = envKeys(cmd.Env)
+		req, token, err = shellRequest(cmd)
 	} else {
 		prep, err = prepare(cmd, c.e.host.BecomePassword, c.e.host.LoginShellSh)
 	}
@@ -66,7 +67,7 @@ func (c *conn) run(ctx context.Context, cmd transport.Command, redactStdout bool
 				return transport.Result{}, err
 			}
 		}
-		res, err = c.runShell(ctx, sh, started, cmd, stdout, stderr)
+		res, err = c.runShell(ctx, sh, started, req, token, stdout, stderr)
 		sh.release()
 	} else {
 		res, err = c.runSession(ctx, prep, stdout, stderr)

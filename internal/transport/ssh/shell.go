@@ -190,16 +190,22 @@ func (sh *shell) launch() error {
 	return nil
 }
 
-// shellRequest is the text that runs cmd in a subshell of the shell and
-// then prints token and the exit status on stdout, and token on stderr.
+// shellRequest is the text that runs cmd in a subshell of a shell and then
+// prints token, random per command, and the exit status on stdout, and
+// token on stderr.
 // Values are quoted as in the environment block of a session: the command
 // line is single-quoted and evaluated, so no text of the command can
 // unbalance the shell that reads the stream.
-func shellRequest(cmd transport.Command, token string) (string, error) {
+func shellRequest(cmd transport.Command) (req, token string, err error) {
 	keys, err := envKeys(cmd.Env)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
+	nonce, err := newNonce()
+	if err != nil {
+		return "", "", err
+	}
+	token = "cp-end-" + nonce
 	var b strings.Builder
 	b.WriteString("(\n")
 	if len(keys) > 0 {
@@ -213,21 +219,12 @@ func shellRequest(cmd transport.Command, token string) (string, error) {
 		fmt.Fprintf(&b, "cd -- %s || exit 1\n", quote(cmd.Dir))
 	}
 	fmt.Fprintf(&b, "eval %s\n) </dev/null\nprintf '%%s %%d\\n' %s \"$?\"\nprintf '%%s\\n' %s >&2\n", quote(cmd.Cmd), token, token)
-	return b.String(), nil
+	return b.String(), token, nil
 }
 
-// runShell runs cmd in sh (fresh when started is false) and returns the
-// exit status, or how the shell ended.
-func (c *conn) runShell(ctx context.Context, sh *shell, started bool, cmd transport.Command, stdout, stderr io.Writer) (transport.Result, error) {
-	nonce, err := newNonce()
-	if err != nil {
-		return transport.Result{}, err
-	}
-	token := "cp-end-" + nonce
-	req, err := shellRequest(cmd, token)
-	if err != nil {
-		return transport.Result{}, err
-	}
+// runShell runs a request (shellRequest) in sh, launching it first when
+// started is false, and returns the exit status, or how the shell ended.
+func (c *conn) runShell(ctx context.Context, sh *shell, started bool, req, token string, stdout, stderr io.Writer) (transport.Result, error) {
 	outDone := sh.out.begin(token, stdout)
 	errDone := sh.errs.begin(token, stderr)
 	start := time.Now()

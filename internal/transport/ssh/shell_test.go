@@ -17,15 +17,21 @@ func shellPID(t *testing.T, c transport.Conn) string {
 	return strings.TrimSpace(string(mustRun(t, c, transport.Command{Cmd: "echo $$"}).Stdout))
 }
 
+// newShellConn is a connection to a fresh test sshd through a default
+// pool, and the pid of the shell its first command ran in.
+func newShellConn(t *testing.T) (*env, transport.Conn, string) {
+	t.Helper()
+	e := newEnv(t, sshdOptions{})
+	c := dial(t, newPool(t, Options{}, e.host("h1")), "h1")
+	return e, c, shellPID(t, c)
+}
+
 // Commands in one shell run one after another, each in a subshell: what
 // one sets (variables, directory, options, traps) is gone for the next;
 // output, stderr and exit status are the command's exactly; a command
 // that does not parse fails alone.
 func TestShellRunsEachCommandAlone(t *testing.T) {
-	e := newEnv(t, sshdOptions{})
-	p := newPool(t, Options{}, e.host("h1"))
-	c := dial(t, p, "h1")
-	pid := shellPID(t, c)
+	e, c, pid := newShellConn(t)
 	home := strings.TrimSpace(string(mustRun(t, c, transport.Command{Cmd: "pwd"}).Stdout))
 	mustRun(t, c, transport.Command{Cmd: "X=1; export Y=2; cd /proc; set -e; umask 077; trap 'echo trapped' EXIT"})
 	res := mustRun(t, c, transport.Command{Cmd: `echo "[${X-unset}${Y-unset}] $(pwd) $(umask)"; false; echo after`})
@@ -64,10 +70,7 @@ func TestShellRunsEachCommandAlone(t *testing.T) {
 // the next command gets a new shell. A TERM to the session's process
 // group ends the command, not the shell.
 func TestShellDeathAndTerm(t *testing.T) {
-	e := newEnv(t, sshdOptions{})
-	p := newPool(t, Options{}, e.host("h1"))
-	c := dial(t, p, "h1")
-	pid := shellPID(t, c)
+	_, c, pid := newShellConn(t)
 	res := mustRun(t, c, transport.Command{Cmd: "kill -TERM 0; sleep 5; echo not-reached"})
 	if res.ExitCode != 143 || strings.Contains(string(res.Stdout), "not-reached") {
 		t.Errorf("TERM to the group: got exit %d %q want: 143", res.ExitCode, res.Stdout)
@@ -86,10 +89,7 @@ func TestShellDeathAndTerm(t *testing.T) {
 
 // A cancelled command ends its shell; the next command runs.
 func TestShellCancel(t *testing.T) {
-	e := newEnv(t, sshdOptions{})
-	p := newPool(t, Options{}, e.host("h1"))
-	c := dial(t, p, "h1")
-	pid := shellPID(t, c)
+	_, c, pid := newShellConn(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
