@@ -37,13 +37,28 @@ type JobScope struct {
 	Expand    Expansion `yaml:"expand" json:"expand"`
 }
 
-// ParamSpec describes a parameter of a pack or a job.
+// ParamSpec describes a parameter of a pack or a job. Type is one of the
+// parameter types (package paramtype); the other fields narrow it. Every
+// value is checked against its spec at plan time.
 type ParamSpec struct {
-	Type        string   `yaml:"type,omitempty" json:"type,omitempty"` // string, number, bool, list
+	Type        string   `yaml:"type,omitempty" json:"type,omitempty"`
 	Default     string   `yaml:"default,omitempty" json:"default,omitempty"`
 	Required    bool     `yaml:"required,omitempty" json:"required,omitempty"`
 	Description string   `yaml:"description,omitempty" json:"description,omitempty"`
 	Enum        []string `yaml:"enum,omitempty" json:"enum,omitempty"`
+	// Min and Max bound a number or integer, or a CIDR's prefix length.
+	Min *float64 `yaml:"min,omitempty" json:"min,omitempty"`
+	Max *float64 `yaml:"max,omitempty" json:"max,omitempty"`
+	// Pattern is a regular expression a string (or each item) must match
+	// in full.
+	Pattern string `yaml:"pattern,omitempty" json:"pattern,omitempty"`
+	// MaxLength bounds a string's length in characters (default 1024).
+	MaxLength int `yaml:"max_length,omitempty" json:"max_length,omitempty"`
+	// Versions is a version constraint a semver must satisfy, e.g.
+	// ">= 1.32.0, < 1.36.0".
+	Versions string `yaml:"versions,omitempty" json:"versions,omitempty"`
+	// Items is the type of a list's items or a map's values.
+	Items *ParamSpec `yaml:"items,omitempty" json:"items,omitempty"`
 }
 
 // Requires is the input side of a job contract.
