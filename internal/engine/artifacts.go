@@ -164,6 +164,16 @@ func (r *run) inputsFor(ctx context.Context, st *instState) ([]inputFile, error)
 	var out []inputFile
 	now := r.cfg.Clock()
 	for _, ref := range st.in.Job.Inputs.Requires.Artifacts {
+		if ref.Scope.Normal() == protocol.ScopeCluster && r.nodeScopedArtifact(ref.ID) {
+			f, err := r.gatheredInput(ctx, ref)
+			if err != nil {
+				return nil, err
+			}
+			if f != nil {
+				out = append(out, *f)
+			}
+			continue
+		}
 		sa := r.store.pick(ref, st.host, st.needs)
 		if sa == nil {
 			if ref.Optional {
