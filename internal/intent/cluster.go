@@ -1,0 +1,169 @@
+package intent
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/intentops/terraform-provider-cp/internal/paramtype"
+	"github.com/intentops/terraform-provider-cp/internal/protocol"
+)
+
+// ClusterInput is a Kubernetes cluster intent's own settings: what
+// cp_kubernetes_cluster writes as attributes, and the parameters map.
+type ClusterInput struct {
+	Name              string
+	KubernetesVersion string
+	PodCIDR           string
+	ServiceCIDR       string
+	RegistryMirrors   []string
+	Parameters        map[string]string
+	// Hosts are the masters and workers, for the size of the pod network
+	// and the hosts' addresses against the networks.
+	Hosts []HostInput
+}
+
+// Network sizes the kubernetes pack (kubeadm) works with.
+const (
+	// NodeCIDRMaskSize is the IPv4 per-node pod network kube-controller-
+	// manager allocates by default; the pod network must be at least one.
+	NodeCIDRMaskSize = 24
+	// MinServicePrefix: kube-apiserver refuses an IPv4 service range
+	// larger than /12.
+	MinServicePrefix = 12
+	// MaxServicePrefix: kubeadm gives cluster DNS the range's 10th
+	// address, so the range holds at least 16.
+	MaxServicePrefix = 28
+)
+
+// CheckCluster checks a cluster's settings. pack is the kubernetes pack
+// the cluster is planned with (its kubernetes_version spec bounds the
+// version); nil checks the form only.
+func CheckCluster(c ClusterInput, pack *protocol.ScenarioPack) Problems {
+	var ps Problems
+	if c.Name != "" && paramtype.Check(labelSpec, c.Name) != nil {
+		ps.add(Root("name"), "Invalid cluster name",
+			"%s is not a DNS-1123 label (lower case letters, digits and '-', starting and ending with a letter or digit, at most 63 characters); "+
+				"it becomes kubeadm's clusterName. Rename it, e.g. \"prod-k8s\".", paramtype.Quote(c.Name))
+	}
+	if v := c.KubernetesVersion; v != "" {
+		form := protocol.ParamSpec{Type: paramtype.Semver}
+		spec := form
+		if pack != nil {
+			spec.Versions = pack.Parameters["kubernetes_version"].Versions
+		}
+		switch {
+		case paramtype.Check(form, v) != nil:
+			ps.add(Root("kubernetes_version"), "Invalid Kubernetes version",
+				"%s is not a version such as \"1.31.2\" (major.minor.patch, no leading v).", paramtype.Quote(v))
+		case paramtype.Check(spec, v) != nil:
+			ps.add(Root("kubernetes_version"), "Unsupported Kubernetes version",
+				"%s is outside the versions the %s pack installs (%s); pick a version in that range.", paramtype.Quote(v), packRef(pack), spec.Versions)
+		}
+	}
+	pod := checkNet(&ps, Root("pod_cidr"), c.PodCIDR, 8, NodeCIDRMaskSize,
+		fmt.Sprintf("the pod network must hold at least one /%d per node", NodeCIDRMaskSize))
+	svc := checkNet(&ps, Root("service_cidr"), c.ServiceCIDR, MinServicePrefix, MaxServicePrefix,
+		fmt.Sprintf("kube-apiserver takes at most a /%d and kubeadm gives DNS the 10th address", MinServicePrefix))
+	wgPath := Root("parameters").Key("wireguard_cidr")
+	var wg netip.Prefix
+	if v, ok := c.Parameters["wireguard_cidr"]; ok {
+		wg = checkNet(&ps, wgPath, v, 24, 24, "the mesh gives host N of the inventory the address .N of one /24")
+	}
+	if pod.IsValid() {
+		nodes := len(c.Hosts)
+		if room := 1 << (NodeCIDRMaskSize - pod.Bits()); nodes > room {
+			ps.add(Root("pod_cidr"), "Pod network too small",
+				"%s holds %d /%d node networks but the cluster has %d nodes; use a larger network such as 10.244.0.0/16.", pod, room, NodeCIDRMaskSize, nodes)
+		}
+	}
+	if pod.IsValid() && svc.IsValid() && pod.Overlaps(svc) {
+		ps.add(Root("service_cidr"), "Overlapping networks", "service_cidr %s overlaps pod_cidr %s; pick ranges that do not overlap.", svc, pod)
+	}
+	if wg.IsValid() {
+		for _, o := range []struct {
+			name string
+			p    netip.Prefix
+		}{{"pod_cidr", pod}, {"service_cidr", svc}} {
+			if o.p.IsValid() && wg.Overlaps(o.p) {
+				ps.add(wgPath, "Overlapping networks", "wireguard_cidr %s overlaps %s %s; pick a /24 outside both, such as 10.200.0.0/24.", wg, o.name, o.p)
+			}
+		}
+		if n := len(c.Hosts); n > 253 {
+			ps.add(wgPath, "Mesh too small", "the WireGuard /24 holds 253 hosts but the cluster has %d.", n)
+		}
+	}
+	for _, h := range c.Hosts {
+		a, err := netip.ParseAddr(h.Address)
+		if err != nil {
+			continue
+		}
+		for _, n := range []struct {
+			name string
+			p    netip.Prefix
+		}{{"pod_cidr", pod}, {"service_cidr", svc}, {"parameters[\"wireguard_cidr\"]", wg}} {
+			if n.p.IsValid() && n.p.Contains(a) {
+				ps.add(h.Path.Attr("address"), "Address inside a cluster network",
+					"%s is inside %s %s; the node would be unreachable once the network is routed. Pick a %s that does not hold the hosts' addresses.",
+					paramtype.Quote(h.Address), n.name, n.p, strings.SplitN(n.name, "[", 2)[0])
+			}
+		}
+	}
+	ps = append(ps, CheckMirrors(Root("registry_mirrors"), c.RegistryMirrors)...)
+	return ps
+}
+
+// checkNet checks an IPv4 network in canonical form with a prefix length
+// in [minBits, maxBits]; it returns the network when it passed.
+func checkNet(ps *Problems, p Path, v string, minBits, maxBits int, why string) netip.Prefix {
+	if v == "" {
+		return netip.Prefix{}
+	}
+	if err := paramtype.Check(protocol.ParamSpec{Type: paramtype.IPv4CIDR}, v); err != nil {
+		ps.add(p, "Invalid network",
+			"%s is not an IPv4 network in canonical form such as \"10.244.0.0/16\" (the kubernetes pack builds IPv4 clusters; host bits must be zero).", paramtype.Quote(v))
+		return netip.Prefix{}
+	}
+	n := netip.MustParsePrefix(v)
+	if n.Bits() < minBits || n.Bits() > maxBits {
+		rng := fmt.Sprintf("between /%d and /%d", minBits, maxBits)
+		if minBits == maxBits {
+			rng = fmt.Sprintf("a /%d", minBits)
+		}
+		ps.add(p, "Invalid network size", "%s is a /%d; it must be %s: %s.", v, n.Bits(), rng, why)
+		return netip.Prefix{}
+	}
+	return n
+}
+
+// CheckMirrors checks registry mirror URLs: http(s) URLs, none holding a
+// comma (the pack receives them as one comma-separated list).
+func CheckMirrors(base Path, mirrors []string) Problems {
+	var ps Problems
+	seen := map[string]int{}
+	for i, u := range mirrors {
+		p := base.Index(i)
+		if strings.Contains(u, ",") {
+			ps.add(p, "Invalid registry mirror",
+				"%s holds a comma; list each mirror as its own element of registry_mirrors, e.g. [\"https://a.internal:5000\", \"https://b.internal\"].", paramtype.Quote(u))
+			continue
+		}
+		if err := paramtype.Check(protocol.ParamSpec{Type: paramtype.URL}, u); err != nil {
+			ps.add(p, "Invalid registry mirror", "%s is not an http(s) URL such as \"https://mirror.internal:5000\".", paramtype.Quote(u))
+			continue
+		}
+		if j, dup := seen[u]; dup {
+			ps.add(p, "Duplicate registry mirror", "%s is also registry_mirrors[%d]; list each mirror once.", paramtype.Quote(u), j)
+			continue
+		}
+		seen[u] = i
+	}
+	return ps
+}
+
+func packRef(p *protocol.ScenarioPack) string {
+	if p == nil {
+		return "kubernetes"
+	}
+	return p.Ref()
+}
