@@ -4,13 +4,37 @@
 # /etc/containerd/certs.d/<registry>/hosts.toml.
 set -euo pipefail
 
-fail() { echo "configure-registry-mirror on $CP_HOST: $*" >&2; exit 1; }
+fail() { echo "configure-registry-mirror on ${CP_HOST:-?}: $*" >&2; exit 1; }
+# refuse NAME VALUE FORM fails quoting at most 200 characters of VALUE.
+refuse() { local v=${2:0:200}; fail "$1 \"${v//[[:cntrl:]]/?}\" is not $3"; }
+# check NAME VALUE REGEX FORM refuses VALUE unless it matches REGEX: every
+# value is checked here before any use, whatever the pack declares.
+check() { [[ $2 =~ $3 ]] || refuse "$1" "$2" "$4"; }
+# one_line NAME VALUE refuses a control character in a list, where a
+# newline would end the read early and drop the rest.
+one_line() { [[ $2 != *[[:cntrl:]]* ]] || fail "$1 holds a control character; separate items with commas"; }
 
+# A mirror goes into a TOML basic string: no '"', '\', space, comma or
+# control character can be in it.
+mirror_re='^https?://[]A-Za-z0-9._~:/?#@!$&()*+;=%[-]+$'
+# A registry names a directory under certs.d: host[:port], no '/'.
+registry_re='^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(:[0-9]{1,5})?$'
+one_line registry_mirrors "${CP_PARAM_REGISTRY_MIRRORS:-}"
 IFS=, read -ra mirrors <<<"${CP_PARAM_REGISTRY_MIRRORS:-}"
 (( ${#mirrors[@]} > 0 )) || fail "registry_mirrors is empty; set it to one or more mirror URLs"
-IFS=, read -ra registries <<<"$CP_PARAM_MIRRORED_REGISTRIES"
+for m in "${mirrors[@]}"; do
+  check "registry_mirrors item" "$m" "$mirror_re" "an http(s) URL such as https://mirror.gcr.io"
+done
+one_line mirrored_registries "${CP_PARAM_MIRRORED_REGISTRIES:-}"
+IFS=, read -ra registries <<<"${CP_PARAM_MIRRORED_REGISTRIES:-}"
+(( ${#registries[@]} > 0 )) || fail "mirrored_registries is empty; list the registries the mirrors stand in for"
+for r in "${registries[@]}"; do
+  check "mirrored_registries item" "$r" "$registry_re" "a registry host[:port] such as docker.io"
+done
 
-conf=/etc/containerd/config.toml
+etc=/etc/containerd
+conf=$etc/config.toml
+certs=$etc/certs.d
 [[ -s "$conf" ]] || fail "$conf is missing; install the container runtime first"
 if ! grep -Eq '^[[:space:]]*config_path[[:space:]]*=[[:space:]]*"/etc/containerd/certs.d"' "$conf"; then
   sed -i -E 's#^([[:space:]]*config_path[[:space:]]*=[[:space:]]*)""#\1"/etc/containerd/certs.d"#' "$conf"
@@ -18,18 +42,21 @@ if ! grep -Eq '^[[:space:]]*config_path[[:space:]]*=[[:space:]]*"/etc/containerd
     fail "cannot set config_path in $conf; set it to /etc/containerd/certs.d by hand"
 fi
 
+mkdir -p "$certs"
+base=$(realpath -e -- "$certs")
 for r in "${registries[@]}"; do
+  dir="$base/$r"
+  # A symlink in the way would lead the write out of certs.d.
+  [[ "$(realpath -m -- "$dir")" == "$dir" ]] || fail "$dir resolves outside $base; remove the link"
   server="https://$r"
   [[ "$r" == docker.io ]] && server="https://registry-1.docker.io"
-  mkdir -p "/etc/containerd/certs.d/$r"
+  mkdir -p "$dir"
   {
-    echo "server = \"$server\""
+    printf 'server = "%s"\n' "$server"
     for m in "${mirrors[@]}"; do
-      [[ "$m" =~ ^https?:// ]] || fail "mirror \"$m\" is not an http(s) URL"
-      echo
-      echo "[host.\"$m\"]"
-      echo "  capabilities = [\"pull\", \"resolve\"]"
+      printf '\n[host."%s"]\n  capabilities = ["pull", "resolve"]\n' "$m"
     done
-  } >"/etc/containerd/certs.d/$r/hosts.toml"
+  } >"$dir/hosts.toml.tmp"
+  mv "$dir/hosts.toml.tmp" "$dir/hosts.toml"
 done
-echo "configure-registry-mirror: ${#registries[@]} registries mirrored on $CP_HOST"
+echo "configure-registry-mirror: ${#registries[@]} registries mirrored on ${CP_HOST:-?}"

@@ -5,18 +5,30 @@
 set -euo pipefail
 
 fail() { echo "validate-inputs: $*" >&2; exit 1; }
+# refuse NAME VALUE FORM fails quoting at most 200 characters of VALUE.
+refuse() { local v=${2:0:200}; fail "$1 \"${v//[[:cntrl:]]/?}\" is not $3"; }
+# check NAME VALUE REGEX FORM refuses VALUE unless it matches REGEX: every
+# value is checked here before any use, whatever the pack declares.
+check() { [[ $2 =~ $3 ]] || refuse "$1" "$2" "$4"; }
 
+# An IPv4 CIDR a.b.c.d/n, without leading zeros.
+cidr_re='^(0|[1-9][0-9]{0,2})\.(0|[1-9][0-9]{0,2})\.(0|[1-9][0-9]{0,2})\.(0|[1-9][0-9]{0,2})/([1-9][0-9]?)$'
+
+# valid_cidr succeeds for an IPv4 network a.b.c.d/8..30; arithmetic only
+# on the digits the pattern matched.
 valid_cidr() {
-  [[ "$1" =~ ^([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})/([0-9]{1,2})$ ]] || return 1
+  [[ "$1" =~ $cidr_re ]] || return 1
   local i
-  for i in 1 2 3 4; do (( BASH_REMATCH[i] <= 255 )) || return 1; done
-  (( BASH_REMATCH[5] >= 8 && BASH_REMATCH[5] <= 30 ))
+  for i in 1 2 3 4; do (( 10#${BASH_REMATCH[i]} <= 255 )) || return 1; done
+  (( 10#${BASH_REMATCH[5]} >= 8 && 10#${BASH_REMATCH[5]} <= 30 ))
 }
 
-# cidr_range prints the first and last address of a CIDR as integers.
+# cidr_range prints the first and last address of a CIDR that passed
+# valid_cidr as integers.
 cidr_range() {
-  local ip=${1%/*} bits=${1#*/} a b c d
-  IFS=. read -r a b c d <<<"$ip"
+  [[ "$1" =~ $cidr_re ]] || fail "cidr_range: $1 is no CIDR"
+  local a=$((10#${BASH_REMATCH[1]})) b=$((10#${BASH_REMATCH[2]})) c=$((10#${BASH_REMATCH[3]})) d=$((10#${BASH_REMATCH[4]}))
+  local bits=$((10#${BASH_REMATCH[5]}))
   local n=$(( (a << 24) | (b << 16) | (c << 8) | d ))
   local size=$(( 1 << (32 - bits) ))
   local first=$(( n & ~(size - 1) & 0xFFFFFFFF ))
@@ -24,31 +36,35 @@ cidr_range() {
 }
 
 name="${CP_PARAM_CLUSTER_NAME:-${CP_CLUSTER:-}}"
-[[ "$name" =~ ^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$ ]] ||
-  fail "cluster_name \"$name\" must be a DNS label: a-z, 0-9 and '-', at most 63 characters"
+check cluster_name "$name" '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$' "a DNS label: a-z, 0-9 and '-', at most 63 characters"
 version="${CP_PARAM_KUBERNETES_VERSION#v}"
-[[ "$version" =~ ^1\.([0-9]+)\.[0-9]+$ ]] || fail "kubernetes_version \"$version\" must look like 1.31.2"
-(( BASH_REMATCH[1] >= 29 )) || fail "kubernetes_version $version is older than 1.29, which this pack does not install"
-case "$CP_PARAM_CNI" in calico|cilium|flannel) ;; *) fail "cni \"$CP_PARAM_CNI\" must be calico, cilium or flannel" ;; esac
-[[ "$CP_PARAM_CONTAINER_RUNTIME" == containerd ]] || fail "container_runtime \"$CP_PARAM_CONTAINER_RUNTIME\" must be containerd"
-case "$CP_PARAM_STORAGE" in longhorn|none) ;; *) fail "storage \"$CP_PARAM_STORAGE\" must be longhorn or none" ;; esac
+check kubernetes_version "$version" '^1\.([0-9]{1,3})\.[0-9]{1,3}$' "a version such as 1.31.2"
+(( 10#${BASH_REMATCH[1]} >= 29 )) || fail "kubernetes_version $version is older than 1.29, which this pack does not install"
+case "$CP_PARAM_CNI" in calico|cilium|flannel) ;; *) refuse cni "$CP_PARAM_CNI" "calico, cilium or flannel" ;; esac
+[[ "$CP_PARAM_CONTAINER_RUNTIME" == containerd ]] || refuse container_runtime "$CP_PARAM_CONTAINER_RUNTIME" "containerd"
+case "$CP_PARAM_STORAGE" in longhorn|none) ;; *) refuse storage "$CP_PARAM_STORAGE" "longhorn or none" ;; esac
 for p in POD_CIDR SERVICE_CIDR; do
   v="CP_PARAM_$p"
-  valid_cidr "${!v}" || fail "${p,,} \"${!v}\" is not an IPv4 CIDR such as 10.244.0.0/16"
+  valid_cidr "${!v}" || refuse "${p,,}" "${!v}" "an IPv4 CIDR such as 10.244.0.0/16"
 done
-[[ "$CP_PARAM_WIREGUARD_CIDR" =~ ^([0-9]{1,3}\.){3}0/24$ ]] && valid_cidr "$CP_PARAM_WIREGUARD_CIDR" ||
-  fail "wireguard_cidr \"$CP_PARAM_WIREGUARD_CIDR\" must be an IPv4 /24 such as 10.200.0.0/24"
+if ! [[ "$CP_PARAM_WIREGUARD_CIDR" =~ ^([0-9]{1,3}\.){3}0/24$ ]] || ! valid_cidr "$CP_PARAM_WIREGUARD_CIDR"; then
+  refuse wireguard_cidr "$CP_PARAM_WIREGUARD_CIDR" "an IPv4 /24 such as 10.200.0.0/24"
+fi
 read -r p1 p2 <<<"$(cidr_range "$CP_PARAM_POD_CIDR")"
 read -r s1 s2 <<<"$(cidr_range "$CP_PARAM_SERVICE_CIDR")"
 (( p2 < s1 || s2 < p1 )) || fail "pod_cidr $CP_PARAM_POD_CIDR overlaps service_cidr $CP_PARAM_SERVICE_CIDR; choose disjoint ranges"
 
+addr_re='^[A-Za-z0-9.:][A-Za-z0-9.:-]{0,252}$'
 masters=0 hosts=0
-while read -r host addr role; do
+while read -r host addr role extra; do
   [[ -n "$host" ]] || continue
+  [[ -z "$extra" ]] || fail "host $host has more than a name, an address and a role"
   hosts=$((hosts + 1))
-  [[ "$role" == master ]] && masters=$((masters + 1))
-  [[ "$host" =~ ^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$ ]] || fail "host name \"$host\" is not a valid Kubernetes node name"
+  check "host name" "$host" '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' "a valid Kubernetes node name"
   [[ -n "$addr" ]] || fail "host $host has no address"
+  check "address of host $host" "$addr" "$addr_re" "an IP address or host name"
+  check "role of host $host" "$role" '^[a-z][a-z0-9_-]{0,62}$' "a role such as master or worker"
+  [[ "$role" == master ]] && masters=$((masters + 1))
 done <<<"${CP_HOSTS:-}"
 (( masters >= 1 )) || fail "the intent has no host with role master; add at least one"
 (( hosts <= 253 )) || fail "the intent has $hosts hosts; the WireGuard /24 holds at most 253"
@@ -56,7 +72,13 @@ done <<<"${CP_HOSTS:-}"
 endpoint="${CP_PARAM_CONTROL_PLANE_ENDPOINT:-}"
 if [[ -z "$endpoint" ]]; then
   (( masters == 1 )) || fail "control_plane_endpoint is empty but there are $masters masters; set it to a load balancer address:port"
+  check "address of the first master" "${CP_FIRST_MASTER_ADDRESS:-}" "$addr_re" "an IP address or host name"
   endpoint="${CP_FIRST_MASTER_ADDRESS}:6443"
+else
+  check control_plane_endpoint "$endpoint" \
+    '^([A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\]):([0-9]{1,5})$' "an address:port such as 10.0.0.10:6443"
+  (( 10#${BASH_REMATCH[3]} >= 1 && 10#${BASH_REMATCH[3]} <= 65535 )) ||
+    fail "control_plane_endpoint $endpoint has port ${BASH_REMATCH[3]}; use 1 to 65535"
 fi
 
 state=/var/lib/cp/kubernetes

@@ -3,7 +3,18 @@
 # with enough CPU, memory and disk, and records its facts.
 set -euo pipefail
 
-fail() { echo "validate-nodes on $CP_HOST: $*" >&2; exit 1; }
+fail() { echo "validate-nodes on ${CP_HOST:-?}: $*" >&2; exit 1; }
+# refuse NAME VALUE FORM fails quoting at most 200 characters of VALUE.
+refuse() { local v=${2:0:200}; fail "$1 \"${v//[[:cntrl:]]/?}\" is not $3"; }
+# check NAME VALUE REGEX FORM refuses VALUE unless it matches REGEX: every
+# value is checked here before any use, whatever the pack declares.
+check() { [[ $2 =~ $3 ]] || refuse "$1" "$2" "$4"; }
+
+count='^[0-9]{1,9}$'
+check min_cpus "${CP_PARAM_MIN_CPUS:-}" "$count" "a whole number such as 2"
+check min_memory_mb "${CP_PARAM_MIN_MEMORY_MB:-}" "$count" "a whole number of MiB such as 1700"
+check min_disk_gb "${CP_PARAM_MIN_DISK_GB:-}" "$count" "a whole number of GiB such as 10"
+check host "${CP_HOST:-}" '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' "a Kubernetes node name"
 
 [[ -r /etc/os-release ]] || fail "/etc/os-release is missing; the host is not a supported Linux"
 # shellcheck disable=SC1091
@@ -18,9 +29,12 @@ command -v systemctl >/dev/null || fail "systemctl not found; the host must run 
 cpus=$(nproc)
 mem_mb=$(free -m | awk '/^Mem:/ {print $2}')
 disk_gb=$(df -BG --output=avail / | awk 'NR == 2 {gsub("G", ""); print $1}')
-(( cpus >= CP_PARAM_MIN_CPUS )) || fail "$cpus CPUs, need at least $CP_PARAM_MIN_CPUS"
-(( mem_mb >= CP_PARAM_MIN_MEMORY_MB )) || fail "${mem_mb} MiB memory, need at least $CP_PARAM_MIN_MEMORY_MB"
-(( disk_gb >= CP_PARAM_MIN_DISK_GB )) || fail "${disk_gb} GiB free on /, need at least $CP_PARAM_MIN_DISK_GB"
+check "nproc output" "$cpus" "$count" "a CPU count"
+check "free -m total" "$mem_mb" "$count" "a size in MiB"
+check "df free space" "$disk_gb" "$count" "a size in GiB"
+(( 10#$cpus >= 10#$CP_PARAM_MIN_CPUS )) || fail "$cpus CPUs, need at least $CP_PARAM_MIN_CPUS"
+(( 10#$mem_mb >= 10#$CP_PARAM_MIN_MEMORY_MB )) || fail "${mem_mb} MiB memory, need at least $CP_PARAM_MIN_MEMORY_MB"
+(( 10#$disk_gb >= 10#$CP_PARAM_MIN_DISK_GB )) || fail "${disk_gb} GiB free on /, need at least $CP_PARAM_MIN_DISK_GB"
 
 state=/var/lib/cp/kubernetes
 mkdir -p "$state"
