@@ -36,18 +36,25 @@ func refuse(v, format string, a ...any) error {
 }
 
 var (
-	numberRe   = regexp.MustCompile(`^-?[0-9]{1,15}(\.[0-9]{1,15})?$`)
-	integerRe  = regexp.MustCompile(`^-?[0-9]{1,15}$`)
+	// Numbers have no leading zeros: bash arithmetic would read 010 as
+	// octal and 08 as an error.
+	numberRe   = regexp.MustCompile(`^-?(0|[1-9][0-9]{0,14})(\.[0-9]{1,15})?$`)
+	integerRe  = regexp.MustCompile(`^-?(0|[1-9][0-9]{0,14})$`)
+	digitsRe   = regexp.MustCompile(`^[0-9]+$`)
 	semverRe   = regexp.MustCompile(`^(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
 	labelRe    = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 	lvalueRe   = regexp.MustCompile(`^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`)
 	quantityRe = regexp.MustCompile(`^[0-9]{1,15}(\.[0-9]{1,15})?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$`)
-	cronFldRe  = regexp.MustCompile(`^[0-9*/,-]{1,64}$`)
+	cronNumRe  = regexp.MustCompile(`^[0-9]{1,2}$`)
 	imageRe    = regexp.MustCompile(`^(([a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?(\.[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)*(:[0-9]{1,5})?)/)?` +
 		`[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*(/[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*)*(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[a-f0-9]{64})?$`)
-	// urlChars are the characters RFC 3986 allows in a URI.
-	urlChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=%"
+	// urlChars are the characters RFC 3986 allows in a URI, less the
+	// single quote (write it %27), so no URL can close a quoted string.
+	urlChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&()*+,;=%"
 )
+
+// MaxItems bounds the number of items of a list or entries of a map.
+const MaxItems = 256
 
 // Check reports whether v is a value of spec, with an error that quotes
 // the value and says the allowed form.
@@ -103,7 +110,11 @@ func checkList(spec protocol.ParamSpec, v string) error {
 		return nil
 	}
 	item := itemSpec(spec)
-	for i, it := range strings.Split(v, ",") {
+	items := strings.Split(v, ",")
+	if len(items) > MaxItems {
+		return refuse(v, "has %d items; at most %d are allowed", len(items), MaxItems)
+	}
+	for i, it := range items {
 		if it == "" {
 			return refuse(v, "has an empty item at position %d; write items separated by single commas, with no comma inside an item", i+1)
 		}
@@ -123,7 +134,11 @@ func checkMap(spec protocol.ParamSpec, v string) error {
 	}
 	item := itemSpec(spec)
 	seen := map[string]bool{}
-	for i, e := range strings.Split(v, ",") {
+	entries := strings.Split(v, ",")
+	if len(entries) > MaxItems {
+		return refuse(v, "has %d entries; at most %d are allowed", len(entries), MaxItems)
+	}
+	for i, e := range entries {
 		k, val, ok := strings.Cut(e, "=")
 		if !ok || k == "" {
 			return refuse(v, "entry %d %s is not key=value; write key=value entries separated by commas", i+1, Quote(e))
@@ -230,15 +245,7 @@ func checkScalar(t string, spec protocol.ParamSpec, v string) error {
 			return refuse(v, "is not %s", form)
 		}
 	case Cron:
-		f := strings.Split(v, " ")
-		if len(f) != 5 {
-			return refuse(v, "is not %s", form)
-		}
-		for _, x := range f {
-			if !cronFldRe.MatchString(x) {
-				return refuse(v, "is not %s", form)
-			}
-		}
+		return checkCron(v)
 	case Enum:
 		return refuse(v, "is not one of the parameter's values (the pack declares none)")
 	default:
@@ -302,12 +309,14 @@ func checkTaint(v string) error {
 	return nil
 }
 
-// Host checks a host name or IP address, as in host_port and URLs.
+// Host checks a host name or IP address, as in host_port and URLs. A
+// name's last label is not all digits (RFC 1123 2.1), so 10.0.0.300 is
+// neither.
 func Host(v string) error {
 	if a, err := netip.ParseAddr(v); err == nil && a.Zone() == "" {
 		return nil
 	}
-	if err := checkSubdomain(strings.ToLower(v)); err != nil || strings.ToLower(v) != v {
+	if err := checkSubdomain(v); err != nil || digitsRe.MatchString(v[strings.LastIndex(v, ".")+1:]) {
 		return refuse(v, "is not a host name (lower case DNS name) or an IP address")
 	}
 	return nil
@@ -365,6 +374,9 @@ func checkURL(v string) error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
 		return refuse(v, "is not %s", Form(URL))
 	}
+	if u.User != nil {
+		return refuse(v, "holds credentials before '@'; a parameter is shown in the plan, so pass credentials another way")
+	}
 	if err := Host(u.Hostname()); err != nil {
 		return refuse(v, "is not %s: %v", Form(URL), err)
 	}
@@ -379,4 +391,66 @@ func checkURL(v string) error {
 // compilePattern anchors a pack pattern so it must match a whole value.
 func compilePattern(p string) (*regexp.Regexp, error) {
 	return regexp.Compile(`^(?:` + p + `)$`)
+}
+
+// cronFields are the five fields of a cron schedule with their ranges
+// (day of week 0-6 from Sunday, as the cron library of Kubernetes CronJobs reads it).
+var cronFields = [5]struct {
+	name   string
+	lo, hi int
+}{{"minute", 0, 59}, {"hour", 0, 23}, {"day of month", 1, 31}, {"month", 1, 12}, {"day of week", 0, 6}}
+
+// cronMacros are the schedules Kubernetes CronJobs accept by name.
+var cronMacros = []string{"@annually", "@daily", "@hourly", "@midnight", "@monthly", "@weekly", "@yearly"}
+
+func checkCron(v string) error {
+	if slices.Contains(cronMacros, v) {
+		return nil
+	}
+	f := strings.Split(v, " ")
+	if len(f) != 5 {
+		return refuse(v, "is not %s: it has %d space-separated fields, not 5", Form(Cron), len(f))
+	}
+	for i, x := range f {
+		c := cronFields[i]
+		if err := cronField(x, c.lo, c.hi); err != nil {
+			return refuse(v, "is not %s: the %s field %s %v", Form(Cron), c.name, Quote(x), err)
+		}
+	}
+	return nil
+}
+
+// cronField checks one field: comma-separated items, each *, N or N-M,
+// optionally followed by /STEP, every number within lo..hi.
+func cronField(x string, lo, hi int) error {
+	num := func(s string) (int, bool) {
+		if !cronNumRe.MatchString(s) {
+			return 0, false
+		}
+		n, _ := strconv.Atoi(s)
+		return n, n >= lo && n <= hi
+	}
+	for _, item := range strings.Split(x, ",") {
+		rng, step, hasStep := strings.Cut(item, "/")
+		if hasStep {
+			if n, _ := strconv.Atoi(step); !cronNumRe.MatchString(step) || n < 1 || n > hi {
+				return fmt.Errorf("has step %q; write a step between 1 and %d", step, hi)
+			}
+		}
+		if rng == "*" {
+			continue
+		}
+		a, b, isRange := strings.Cut(rng, "-")
+		na, ok := num(a)
+		if !ok {
+			return fmt.Errorf("has %q; write *, a number between %d and %d, a range N-M or a list of them", item, lo, hi)
+		}
+		if isRange {
+			nb, ok := num(b)
+			if !ok || nb < na {
+				return fmt.Errorf("has range %q; write N-M with %d <= N <= M <= %d", rng, lo, hi)
+			}
+		}
+	}
+	return nil
 }

@@ -22,7 +22,7 @@ const (
 	Taint        = "taint"         // Kubernetes taint: key[=value]:NoSchedule|PreferNoSchedule|NoExecute
 	Image        = "image"         // container image reference: [registry[:port]/]path[:tag][@sha256:digest]
 	Quantity     = "quantity"      // Kubernetes resource quantity: 500Gi, 1.5T, 100M
-	Cron         = "cron"          // five-field cron schedule: "0 3 * * *"
+	Cron         = "cron"          // five-field cron schedule: "0 3 * * *", or @daily, @hourly...
 	List         = "list"          // comma-separated items of the type in items (string by default)
 	Map          = "map"           // comma-separated key=value entries, values of the type in items
 )
@@ -53,7 +53,7 @@ var forms = map[string]string{
 	IP:           "an IP address such as 10.0.0.11",
 	IPv4:         "an IPv4 address such as 10.0.0.11",
 	HostPort:     "host:port such as lb.internal:6443 or 10.0.0.10:6443",
-	URL:          "an http(s) URL such as https://mirror.internal:5000",
+	URL:          "an http(s) URL such as https://mirror.internal:5000 (RFC 3986 characters, no quote, no credentials)",
 	Duration:     "a positive duration such as 30s, 5m or 1h",
 	Semver:       "a version such as 1.33.4 (major.minor.patch, no leading v)",
 	DNSLabel:     "a DNS label: lower case letters, digits and '-', starting and ending with a letter or digit, at most 63 characters",
@@ -63,7 +63,7 @@ var forms = map[string]string{
 	Taint:        "a taint such as dedicated=infra:NoSchedule (key[=value]:NoSchedule|PreferNoSchedule|NoExecute)",
 	Image:        "a container image reference such as registry.k8s.io/pause:3.10",
 	Quantity:     "a quantity such as 500Gi, 20G or 1.5T",
-	Cron:         "a five-field cron schedule such as \"0 3 * * *\"",
+	Cron:         "a five-field cron schedule such as \"0 3 * * *\" (minute hour day-of-month month day-of-week; *, N, N-M, /STEP and lists) or @hourly, @daily, @weekly, @monthly, @yearly",
 	List:         "comma-separated items",
 	Map:          "comma-separated key=value entries",
 }
