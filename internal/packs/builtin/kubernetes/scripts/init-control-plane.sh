@@ -5,7 +5,17 @@
 # joining masters into $CP_OUTPUT_DIR.
 set -euo pipefail
 
-fail() { echo "init-control-plane on $CP_HOST: $*" >&2; exit 1; }
+fail() { echo "init-control-plane on ${CP_HOST:-?}: $*" >&2; exit 1; }
+# refuse NAME VALUE FORM fails quoting at most 200 characters of VALUE.
+refuse() { local v=${2:0:200}; fail "$1 \"${v//[[:cntrl:]]/?}\" is not $3"; }
+# check NAME VALUE REGEX FORM refuses VALUE unless it matches REGEX: every
+# value is checked here before any use, whatever the pack declares.
+check() { [[ $2 =~ $3 ]] || refuse "$1" "$2" "$4"; }
+
+
+check host "${CP_HOST:-}" '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' "a Kubernetes node name"
+check "address of host $CP_HOST" "${CP_HOST_ADDRESS:-}" '^(([0-9]{1,3}\.){3}[0-9]{1,3}|[0-9A-Fa-f:]{2,39})$' \
+  "an IP address kubeadm can advertise"
 
 admin=/etc/kubernetes/admin.conf
 work=$(mktemp -d)
@@ -18,6 +28,7 @@ if [[ -s "$admin" ]] && ready; then
   echo "init-control-plane: control plane already initialized on $CP_HOST"
 else
   api=$(awk '$1 == "apiVersion:" {print $2; exit}' "$CP_ARTIFACT_KUBEADM_CLUSTER_CONFIG")
+  check "apiVersion of kubeadm_cluster_config" "$api" '^kubeadm\.k8s\.io/v1beta[34]$' "kubeadm.k8s.io/v1beta3 or v1beta4"
   cat >"$work/kubeadm.yaml" <<YAML
 apiVersion: $api
 kind: InitConfiguration

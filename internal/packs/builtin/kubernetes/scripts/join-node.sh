@@ -5,19 +5,34 @@
 # on the command line.
 set -euo pipefail
 
-fail() { echo "join-node on $CP_HOST: $*" >&2; exit 1; }
+fail() { echo "join-node on ${CP_HOST:-?}: $*" >&2; exit 1; }
+# refuse NAME VALUE FORM fails quoting at most 200 characters of VALUE.
+refuse() { local v=${2:0:200}; fail "$1 \"${v//[[:cntrl:]]/?}\" is not $3"; }
+# check NAME VALUE REGEX FORM refuses VALUE unless it matches REGEX: every
+# value is checked here before any use, whatever the pack declares.
+check() { [[ $2 =~ $3 ]] || refuse "$1" "$2" "$4"; }
+
+
+check host "${CP_HOST:-}" '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' "a Kubernetes node name"
 
 if [[ -s /etc/kubernetes/kubelet.conf ]]; then
   echo "join-node: $CP_HOST already joined"
   exit 0
 fi
-endpoint="${CP_PARAM_CONTROL_PLANE_ENDPOINT:-${CP_FIRST_MASTER_ADDRESS}:6443}"
-version="${CP_PARAM_KUBERNETES_VERSION#v}"
+endpoint="${CP_PARAM_CONTROL_PLANE_ENDPOINT:-${CP_FIRST_MASTER_ADDRESS:-}:6443}"
+check control_plane_endpoint "$endpoint" \
+  '^([A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\]|[0-9A-Fa-f:.]{2,45}):[0-9]{1,5}$' \
+  "an address:port such as 10.0.0.10:6443"
+version="${CP_PARAM_KUBERNETES_VERSION:-}"
+version=${version#v}
+check kubernetes_version "$version" '^1\.([0-9]{1,3})\.[0-9]{1,3}$' "a version such as 1.31.2"
 api=kubeadm.k8s.io/v1beta3
-(( $(cut -d. -f2 <<<"$version") >= 31 )) && api=kubeadm.k8s.io/v1beta4
+(( 10#${BASH_REMATCH[1]} >= 31 )) && api=kubeadm.k8s.io/v1beta4
 token=$(tr -d '[:space:]' <"$CP_ARTIFACT_KUBEADM_JOIN_TOKEN")
 hash=$(tr -d '[:space:]' <"$CP_ARTIFACT_KUBEADM_CA_CERT_HASH")
 [[ -n "$token" && -n "$hash" ]] || fail "the join token or CA hash artifact is empty"
+[[ "$token" =~ ^[a-z0-9]{6}\.[a-z0-9]{16}$ ]] || fail "the kubeadm.join_token artifact is not a bootstrap token; run generate-join-token"
+[[ "$hash" =~ ^sha256:[0-9a-f]{64}$ ]] || fail "the kubeadm.ca_cert_hash artifact is not sha256:<64 hex>; run generate-join-token"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -36,6 +51,9 @@ nodeRegistration:
 YAML
 if [[ "$CP_HOST_ROLE" == master ]]; then
   certkey=$(tr -d '[:space:]' <"${CP_ARTIFACT_KUBEADM_CERTIFICATE_KEY:?a master needs the kubeadm.certificate_key artifact}")
+  [[ "$certkey" =~ ^[0-9a-f]{64}$ ]] || fail "the kubeadm.certificate_key artifact is not 64 hex digits; run init-control-plane again"
+  check "address of host $CP_HOST" "${CP_HOST_ADDRESS:-}" '^(([0-9]{1,3}\.){3}[0-9]{1,3}|[0-9A-Fa-f:]{2,39})$' \
+    "an IP address kubeadm can advertise"
   cat >>"$work/join.yaml" <<YAML
 controlPlane:
   localAPIEndpoint:

@@ -1,14 +1,31 @@
 #!/usr/bin/env bash
 # Writes the kubeadm ClusterConfiguration shared by every control-plane node
-# as the kubeadm_cluster_config artifact.
+# as the kubeadm_cluster_config artifact. Every value inserted into the YAML
+# is checked first against a pattern that holds no quote, backslash or
+# newline, so it stays one double-quoted scalar.
 set -euo pipefail
 
-version="${CP_PARAM_KUBERNETES_VERSION#v}"
-minor=$(cut -d. -f2 <<<"$version")
+fail() { echo "render-kubeadm-config on ${CP_HOST:-?}: $*" >&2; exit 1; }
+# refuse NAME VALUE FORM fails quoting at most 200 characters of VALUE.
+refuse() { local v=${2:0:200}; fail "$1 \"${v//[[:cntrl:]]/?}\" is not $3"; }
+# check NAME VALUE REGEX FORM refuses VALUE unless it matches REGEX: every
+# value is checked here before any use, whatever the pack declares.
+check() { [[ $2 =~ $3 ]] || refuse "$1" "$2" "$4"; }
+
+version="${CP_PARAM_KUBERNETES_VERSION:-}"
+version=${version#v}
+check kubernetes_version "$version" '^1\.([0-9]{1,3})\.[0-9]{1,3}$' "a version such as 1.31.2"
 api=kubeadm.k8s.io/v1beta3
-(( minor >= 31 )) && api=kubeadm.k8s.io/v1beta4
-endpoint="${CP_PARAM_CONTROL_PLANE_ENDPOINT:-${CP_FIRST_MASTER_ADDRESS}:6443}"
-name="${CP_PARAM_CLUSTER_NAME:-$CP_CLUSTER}"
+(( 10#${BASH_REMATCH[1]} >= 31 )) && api=kubeadm.k8s.io/v1beta4
+endpoint="${CP_PARAM_CONTROL_PLANE_ENDPOINT:-${CP_FIRST_MASTER_ADDRESS:-}:6443}"
+check control_plane_endpoint "$endpoint" \
+  '^([A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\]|[0-9A-Fa-f:.]{2,45}):[0-9]{1,5}$' \
+  "an address:port such as 10.0.0.10:6443"
+name="${CP_PARAM_CLUSTER_NAME:-${CP_CLUSTER:-}}"
+check cluster_name "$name" '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$' "a DNS label such as prod-eu"
+cidr_re='^([0-9]{1,3}\.){3}[0-9]{1,3}/[0-9]{1,2}$'
+check pod_cidr "${CP_PARAM_POD_CIDR:-}" "$cidr_re" "an IPv4 CIDR such as 10.244.0.0/16"
+check service_cidr "${CP_PARAM_SERVICE_CIDR:-}" "$cidr_re" "an IPv4 CIDR such as 10.96.0.0/12"
 
 state=/var/lib/cp/kubernetes
 mkdir -p "$state"
