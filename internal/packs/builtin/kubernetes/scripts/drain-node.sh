@@ -3,6 +3,16 @@
 # nothing to drain.
 set -euo pipefail
 
+fail() { echo "drain-node on ${CP_HOST:-?}: $*" >&2; exit 1; }
+# refuse NAME VALUE FORM fails quoting at most 200 characters of VALUE.
+refuse() { local v=${2:0:200}; fail "$1 \"${v//[[:cntrl:]]/?}\" is not $3"; }
+# check NAME VALUE REGEX FORM refuses VALUE unless it matches REGEX: every
+# value is checked here before any use, whatever the pack declares.
+check() { [[ $2 =~ $3 ]] || refuse "$1" "$2" "$4"; }
+
+check host "${CP_HOST:-}" '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' "a Kubernetes node name"
+check drain_timeout "${CP_PARAM_DRAIN_TIMEOUT:-}" '^([0-9]{1,9}(\.[0-9]{1,9})?(ns|us|ms|s|m|h)){1,7}$' "a duration such as 5m or 1h30m"
+
 kc=(--kubeconfig "$CP_ARTIFACT_KUBECONFIG_ADMIN")
 if ! kubectl "${kc[@]}" get node "$CP_HOST" -o name >/dev/null 2>&1; then
   echo "drain-node: node $CP_HOST is not registered; nothing to drain"

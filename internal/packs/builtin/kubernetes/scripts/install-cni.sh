@@ -3,6 +3,19 @@
 # first master is Ready.
 set -euo pipefail
 
+fail() { echo "install-cni on ${CP_HOST:-?}: $*" >&2; exit 1; }
+# refuse NAME VALUE FORM fails quoting at most 200 characters of VALUE.
+refuse() { local v=${2:0:200}; fail "$1 \"${v//[[:cntrl:]]/?}\" is not $3"; }
+# check NAME VALUE REGEX FORM refuses VALUE unless it matches REGEX: every
+# value is checked here before any use, whatever the pack declares.
+check() { [[ $2 =~ $3 ]] || refuse "$1" "$2" "$4"; }
+
+
+check host "${CP_HOST:-}" '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' "a Kubernetes node name"
+# An http(s) URL or an absolute path on the host; kubectl reads it.
+[[ -z "${CP_PARAM_CNI_MANIFEST:-}" ]] || check cni_manifest "$CP_PARAM_CNI_MANIFEST" \
+  '^(https?://[]A-Za-z0-9._~:/?#@!$&()*+;=%[-]+|/[A-Za-z0-9._/-]+)$' "an http(s) URL or an absolute path"
+
 kc=(--kubeconfig /etc/kubernetes/admin.conf)
 case "$CP_PARAM_CNI" in
   calico)
@@ -16,8 +29,7 @@ case "$CP_PARAM_CNI" in
       --namespace kube-system "${kc[@]}" --set ipam.mode=kubernetes --wait --timeout 10m
     ;;
   *)
-    echo "install-cni: unknown cni \"$CP_PARAM_CNI\"; use calico, cilium or flannel" >&2
-    exit 1
+    refuse cni "$CP_PARAM_CNI" "calico, cilium or flannel"
     ;;
 esac
 kubectl "${kc[@]}" wait --for=condition=Ready "node/$CP_HOST" --timeout=10m

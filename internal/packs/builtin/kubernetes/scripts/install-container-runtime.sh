@@ -4,6 +4,17 @@
 # and points crictl at its socket.
 set -euo pipefail
 
+fail() { echo "install-container-runtime on ${CP_HOST:-?}: $*" >&2; exit 1; }
+# refuse NAME VALUE FORM fails quoting at most 200 characters of VALUE.
+refuse() { local v=${2:0:200}; fail "$1 \"${v//[[:cntrl:]]/?}\" is not $3"; }
+# check NAME VALUE REGEX FORM refuses VALUE unless it matches REGEX: every
+# value is checked here before any use, whatever the pack declares.
+check() { [[ $2 =~ $3 ]] || refuse "$1" "$2" "$4"; }
+
+
+[[ "${CP_PARAM_CONTAINER_RUNTIME:-containerd}" == containerd ]] ||
+  refuse container_runtime "$CP_PARAM_CONTAINER_RUNTIME" "containerd, the one runtime this pack installs"
+
 export DEBIAN_FRONTEND=noninteractive
 if ! command -v containerd >/dev/null; then
   apt-get update
@@ -37,9 +48,7 @@ for _ in $(seq 1 30); do
 done
 ctr version >/dev/null
 cri=$(ctr plugins ls | awk '$2 == "cri" {print $4}')
-[[ "$cri" == ok ]] || {
-  echo "install-container-runtime on $CP_HOST: containerd runs without its CRI plugin (status \"${cri:-not loaded}\"); remove \"cri\" from disabled_plugins in /etc/containerd/config.toml" >&2
-  exit 1
-}
+[[ "$cri" == ok ]] ||
+  fail "containerd runs without its CRI plugin (status \"${cri:-not loaded}\"); remove \"cri\" from disabled_plugins in /etc/containerd/config.toml"
 cp "$conf" "$CP_OUTPUT_DIR/containerd_config_snapshot"
 echo "install-container-runtime: containerd active on $CP_HOST"

@@ -4,8 +4,19 @@
 # and Helm (from its apt repository) on masters.
 set -euo pipefail
 
+fail() { echo "install-kubernetes-packages on ${CP_HOST:-?}: $*" >&2; exit 1; }
+# refuse NAME VALUE FORM fails quoting at most 200 characters of VALUE.
+refuse() { local v=${2:0:200}; fail "$1 \"${v//[[:cntrl:]]/?}\" is not $3"; }
+# check NAME VALUE REGEX FORM refuses VALUE unless it matches REGEX: every
+# value is checked here before any use, whatever the pack declares.
+check() { [[ $2 =~ $3 ]] || refuse "$1" "$2" "$4"; }
+
+version="${CP_PARAM_KUBERNETES_VERSION:-}"
+version=${version#v}
+check kubernetes_version "$version" '^1\.[0-9]{1,3}\.[0-9]{1,3}$' "a version such as 1.31.2"
+case "${CP_PARAM_STORAGE:-}" in longhorn|none) ;; *) refuse storage "${CP_PARAM_STORAGE:-}" "longhorn or none" ;; esac
+
 export DEBIAN_FRONTEND=noninteractive
-version="${CP_PARAM_KUBERNETES_VERSION#v}"
 minor=$(cut -d. -f1,2 <<<"$version")
 repo="https://pkgs.k8s.io/core:/stable:/v$minor/deb/"
 keyring=/etc/apt/keyrings/kubernetes-apt-keyring.gpg

@@ -2,10 +2,20 @@
 # Installs Longhorn block storage with Helm when storage is longhorn.
 set -euo pipefail
 
+fail() { echo "install-storage on ${CP_HOST:-?}: $*" >&2; exit 1; }
+# refuse NAME VALUE FORM fails quoting at most 200 characters of VALUE.
+refuse() { local v=${2:0:200}; fail "$1 \"${v//[[:cntrl:]]/?}\" is not $3"; }
+# check NAME VALUE REGEX FORM refuses VALUE unless it matches REGEX: every
+# value is checked here before any use, whatever the pack declares.
+check() { [[ $2 =~ $3 ]] || refuse "$1" "$2" "$4"; }
+
+case "${CP_PARAM_STORAGE:-}" in longhorn|none) ;; *) refuse storage "${CP_PARAM_STORAGE:-}" "longhorn or none" ;; esac
 if [[ "$CP_PARAM_STORAGE" == none ]]; then
   echo "install-storage: storage is none; nothing to install"
   exit 0
 fi
+check longhorn_version "${CP_PARAM_LONGHORN_VERSION:-}" '^v?[0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9}(-[0-9A-Za-z.-]{1,64})?$' \
+  "a chart version such as 1.7.2"
 helm upgrade --install longhorn longhorn --repo https://charts.longhorn.io \
   --version "$CP_PARAM_LONGHORN_VERSION" --namespace longhorn-system --create-namespace \
   --kubeconfig /etc/kubernetes/admin.conf --wait --timeout 15m

@@ -4,6 +4,18 @@
 # kubernetes_version from pkgs.k8s.io.
 set -euo pipefail
 
+fail() { echo "prepare-kubernetes-prerequisites on ${CP_HOST:-?}: $*" >&2; exit 1; }
+# refuse NAME VALUE FORM fails quoting at most 200 characters of VALUE.
+refuse() { local v=${2:0:200}; fail "$1 \"${v//[[:cntrl:]]/?}\" is not $3"; }
+# check NAME VALUE REGEX FORM refuses VALUE unless it matches REGEX: every
+# value is checked here before any use, whatever the pack declares.
+check() { [[ $2 =~ $3 ]] || refuse "$1" "$2" "$4"; }
+
+version="${CP_PARAM_KUBERNETES_VERSION:-}"
+version=${version#v}
+check kubernetes_version "$version" '^1\.[0-9]{1,3}\.[0-9]{1,3}$' "a version such as 1.31.2"
+case "${CP_PARAM_STORAGE:-none}" in longhorn|none) ;; *) refuse storage "${CP_PARAM_STORAGE:-}" "longhorn or none" ;; esac
+
 export DEBIAN_FRONTEND=noninteractive
 
 # Network prerequisites.
@@ -33,7 +45,6 @@ systemctl enable --now containerd
 [[ "$before" == "$(sha256sum "$conf")" ]] || systemctl restart containerd
 
 # Kubernetes packages.
-version="${CP_PARAM_KUBERNETES_VERSION#v}"
 repo="https://pkgs.k8s.io/core:/stable:/v$(cut -d. -f1,2 <<<"$version")/deb/"
 keyring=/etc/apt/keyrings/kubernetes-apt-keyring.gpg
 list=/etc/apt/sources.list.d/kubernetes.list

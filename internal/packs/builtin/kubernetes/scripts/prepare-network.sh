@@ -3,9 +3,15 @@
 # swap off, persistently.
 set -euo pipefail
 
-fail() { echo "prepare-network on $CP_HOST: $*" >&2; exit 1; }
+fail() { echo "prepare-network on ${CP_HOST:-?}: $*" >&2; exit 1; }
+# refuse NAME VALUE FORM fails quoting at most 200 characters of VALUE.
+refuse() { local v=${2:0:200}; fail "$1 \"${v//[[:cntrl:]]/?}\" is not $3"; }
+# check NAME VALUE REGEX FORM refuses VALUE unless it matches REGEX: every
+# value is checked here before any use, whatever the pack declares.
+check() { [[ $2 =~ $3 ]] || refuse "$1" "$2" "$4"; }
 
-awk -v h="$CP_HOST" '$2 == h {found = 1} END {exit !found}' "$CP_ARTIFACT_NODE_INVENTORY" ||
+check host "${CP_HOST:-}" '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' "a Kubernetes node name"
+awk '$2 == ENVIRON["CP_HOST"] {found = 1} END {exit !found}' "$CP_ARTIFACT_NODE_INVENTORY" ||
   fail "host is not in the node inventory; re-run build-node-inventory"
 
 cat >/etc/modules-load.d/kubernetes.conf <<'CONF'

@@ -4,11 +4,22 @@
 # the others, then kubelet and kubectl with the node drained.
 set -euo pipefail
 
-fail() { echo "upgrade-control-plane on $CP_HOST: $*" >&2; exit 1; }
+fail() { echo "upgrade-control-plane on ${CP_HOST:-?}: $*" >&2; exit 1; }
+# refuse NAME VALUE FORM fails quoting at most 200 characters of VALUE.
+refuse() { local v=${2:0:200}; fail "$1 \"${v//[[:cntrl:]]/?}\" is not $3"; }
+# check NAME VALUE REGEX FORM refuses VALUE unless it matches REGEX: every
+# value is checked here before any use, whatever the pack declares.
+check() { [[ $2 =~ $3 ]] || refuse "$1" "$2" "$4"; }
+
+version="${CP_PARAM_KUBERNETES_VERSION:-}"
+version=${version#v}
+check kubernetes_version "$version" '^1\.[0-9]{1,3}\.[0-9]{1,3}$' "a version such as 1.31.2"
+check host "${CP_HOST:-}" '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' "a Kubernetes node name"
+check drain_timeout "${CP_PARAM_DRAIN_TIMEOUT:-}" '^([0-9]{1,9}(\.[0-9]{1,9})?(ns|us|ms|s|m|h)){1,7}$' "a duration such as 5m or 1h30m"
+check node_ready_timeout "${CP_PARAM_NODE_READY_TIMEOUT:-}" '^([0-9]{1,9}(\.[0-9]{1,9})?(ns|us|ms|s|m|h)){1,7}$' "a duration such as 5m or 1h30m"
 
 export DEBIAN_FRONTEND=noninteractive
 kc=(--kubeconfig /etc/kubernetes/admin.conf)
-version="${CP_PARAM_KUBERNETES_VERSION#v}"
 kubelet_version() { kubectl "${kc[@]}" get node "$CP_HOST" -o jsonpath='{.status.nodeInfo.kubeletVersion}'; }
 if [[ "$(kubelet_version)" == "v$version" ]]; then
   echo "upgrade-control-plane: $CP_HOST already runs v$version"
