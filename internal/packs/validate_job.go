@@ -49,11 +49,13 @@ func (l *loaded) validateJob(jf *jobFile, jobs map[string]*jobFile) {
 	}
 	if !j.Scope.Expand.Valid() {
 		add("scope.expand", "unknown scope.expand %q; use one of %v", j.Scope.Expand, protocol.Expansions)
+	} else if msg := j.Scope.RunOnProblem(); msg != "" {
+		add("scope.run_on", "%s", msg)
 	}
 	for _, name := range protocol.SortedKeys(j.Inputs.Parameters) {
 		f := "inputs.parameters." + name
 		spec := j.Inputs.Parameters[name]
-		l.validateParam(d, f, spec)
+		l.validateJobParam(d, f, name, spec)
 		if _, ok := l.pack.Parameters[name]; !ok && spec.Default == "" && !spec.Required {
 			add(f, "parameter %q is not declared in pack.yaml parameters and has no default; declare it there or give it a default", name)
 		}
@@ -202,5 +204,15 @@ func (l *loaded) validateControls(jf *jobFile, jobs map[string]*jobFile) {
 	}
 	if r := c.Rollback.Job; r != "" && jobs[r] == nil {
 		add("controls.rollback.job", "rollback job %q is not in the job library (jobs/*.yaml)", r)
+	}
+	if ra := c.RollingAfter; ra != "" {
+		switch other := jobs[ra]; {
+		case other == nil:
+			add("controls.rolling_after", "rolling_after names job %q, which is not in the job library (jobs/*.yaml)", ra)
+		case other.job.Scope.Expand != j.Scope.Expand:
+			add("controls.rolling_after", "rolling_after names job %q, which expands %s; it must expand like this job (%s) so that both have an instance per host", ra, other.job.Scope.Expand, j.Scope.Expand)
+		case j.Scope.Expand == protocol.ExpandOnce || j.Scope.Expand == protocol.ExpandFirstMaster:
+			add("controls.rolling_after", "rolling_after has no effect with scope.expand %s, which has one instance; remove it", j.Scope.Expand)
+		}
 	}
 }

@@ -81,6 +81,7 @@ func (b *builder) build(tmpl *protocol.PlanTemplate) error {
 		return err
 	}
 	b.orderingEdges()
+	b.rollingEdges()
 	if err := b.applyOrders(); err != nil {
 		return err
 	}

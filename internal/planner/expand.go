@@ -48,6 +48,22 @@ func hostsFor(in *protocol.Intent, e protocol.Expansion) ([]string, error) {
 	return out, nil
 }
 
+// runOnHost returns the host a job with scope.run_on executes on, or ""
+// when its instances run on their own hosts.
+func runOnHost(in *protocol.Intent, s protocol.JobScope) (string, error) {
+	switch s.RunOn {
+	case "":
+		return "", nil
+	case protocol.RunOnFirstMaster:
+		m := in.HostsWithRole(protocol.RoleMaster)
+		if len(m) == 0 {
+			return "", fmt.Errorf("scope.run_on first_master, but the intent has no host with role %s; add a master to the hosts", protocol.RoleMaster)
+		}
+		return m[0].Name, nil
+	}
+	return "", fmt.Errorf("unknown scope.run_on %q (use one of %v)", s.RunOn, protocol.RunOns)
+}
+
 // instanceID is job-id for a hostless instance, job-id[host] otherwise.
 func instanceID(key, host string) string {
 	if host == "" {
@@ -68,11 +84,18 @@ func (b *builder) expand(u *unit) error {
 	if err != nil {
 		return fmt.Errorf("job %s: %w", u.key, err)
 	}
+	runOn, err := runOnHost(&b.in.Intent, u.job.Scope)
+	if err != nil {
+		return fmt.Errorf("job %s: %w", u.key, err)
+	}
 	ref := u.pack.Ref()
 	for _, h := range hosts {
 		ji := &protocol.JobInstance{
 			ID: instanceID(u.key, h), JobID: u.job.ID, Stage: u.stage.id, Host: h, Pack: ref,
 			Params: params, Origin: u.origin, Because: u.because, SubOperation: u.subOp, Job: u.job,
+		}
+		if runOn != h {
+			ji.RunOn = runOn
 		}
 		ji.IdempotencyKey = renderKey(u.job.Controls.Idempotency.Key, u.job.ID, h, b.cluster, b.in.PlanID, params)
 		b.addNode(u, ji)

@@ -31,10 +31,42 @@ func (e Expansion) Valid() bool {
 	return false
 }
 
+// RunOn says on which host a job's instances execute when it is not the
+// host each instance is for.
+type RunOn string
+
+// RunOnFirstMaster executes every instance on the first master: the
+// instance stays one per host of its expansion (CP_HOST and the host's
+// attributes are that host's), but its script and evidence run on the
+// first master, where the cluster's admin credentials already are. Jobs
+// that act on a node only through the Kubernetes API (drain, delete,
+// label) use it, so the admin kubeconfig never travels to a worker.
+const RunOnFirstMaster RunOn = "first_master"
+
+// RunOns lists the values of scope.run_on besides "" (the instance's own host).
+var RunOns = []RunOn{RunOnFirstMaster}
+
+// Valid reports whether r is "" or a known value.
+func (r RunOn) Valid() bool { return r == "" || r == RunOnFirstMaster }
+
 // JobScope says which resources a job acts on and how it expands.
 type JobScope struct {
 	Resources []string  `yaml:"resources,omitempty" json:"resources,omitempty"`
 	Expand    Expansion `yaml:"expand" json:"expand"`
+	// RunOn moves execution off the instance's own host ("" keeps it there).
+	RunOn RunOn `yaml:"run_on,omitempty" json:"run_on,omitempty"`
+}
+
+// RunOnProblem says why scope.run_on cannot be used with the scope's
+// expansion, or "" when it can.
+func (s JobScope) RunOnProblem() string {
+	switch {
+	case !s.RunOn.Valid():
+		return fmt.Sprintf("scope.run_on %q is not one of %v (or empty for the instance's own host)", s.RunOn, RunOns)
+	case s.RunOn == RunOnFirstMaster && (s.Expand == ExpandOnce || s.Expand == ExpandFirstMaster):
+		return fmt.Sprintf("scope.run_on first_master has no effect with scope.expand %s, whose instance already runs on the first master; remove run_on", s.Expand)
+	}
+	return ""
 }
 
 // ParamSpec describes a parameter of a pack or a job. Type is one of the
@@ -122,6 +154,12 @@ type Controls struct {
 	Become bool `yaml:"become,omitempty" json:"become,omitempty"`
 	// Serial limits how many instances of this job run at once (rolling work).
 	Serial int `yaml:"serial,omitempty" json:"serial,omitempty"`
+	// RollingAfter names a job of the same expansion whose instance on the
+	// previous host (in intent order) this job's instance on a host waits
+	// for: a rolling window that spans several jobs, e.g. drain on the
+	// first master, upgrade on the node, uncordon on the first master, one
+	// node after the other. It may name the job itself.
+	RollingAfter string `yaml:"rolling_after,omitempty" json:"rolling_after,omitempty"`
 }
 
 // Job is a unit of execution with a contract.
@@ -189,6 +227,9 @@ func (j *Job) Validate() []error {
 	}
 	if !j.Scope.Expand.Valid() {
 		add("scope.expand %q is not one of %v", j.Scope.Expand, Expansions)
+	}
+	if msg := j.Scope.RunOnProblem(); msg != "" {
+		add("%s", msg)
 	}
 	for _, r := range j.Inputs.Requires.Capabilities {
 		if err := r.Validate(); err != nil {

@@ -15,10 +15,13 @@ const (
 // JobInstance is a job expanded onto one host (or once), e.g.
 // join-workers[worker-3].
 type JobInstance struct {
-	ID     string            `json:"id"`
-	JobID  string            `json:"job"`
-	Stage  string            `json:"stage"`
-	Host   string            `json:"host,omitempty"`
+	ID    string `json:"id"`
+	JobID string `json:"job"`
+	Stage string `json:"stage"`
+	Host  string `json:"host,omitempty"`
+	// RunOn is the host the instance executes on when it is not Host
+	// (scope.run_on): CP_HOST is still Host.
+	RunOn  string            `json:"run_on,omitempty"`
 	Pack   string            `json:"pack"` // pack ref the job comes from
 	Params map[string]string `json:"params,omitempty"`
 	Needs  []string          `json:"needs,omitempty"` // instance ids, sorted
