@@ -3,16 +3,12 @@ package packs
 import (
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
 
 var packID = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
-
-// paramTypes are the parameter types a pack may declare.
-var paramTypes = []string{"bool", "list", "number", "string"}
 
 // riskLevels are the values of risk.default_level.
 var riskLevels = []string{"high", "low", "medium"}
@@ -88,32 +84,6 @@ func (l *loaded) validatePack() {
 		add("risk.default_level", "risk level %q is not one of %s", p.Risk.DefaultLevel, strings.Join(riskLevels, ", "))
 	}
 	l.validateTemplateRefs()
-}
-
-// validateParam checks a parameter spec of the pack or of a job.
-func (l *loaded) validateParam(d *doc, field string, s protocol.ParamSpec) {
-	add := func(sub, format string, args ...any) {
-		l.rep.add(d.path, d.line(field+sub), field+sub, format, args...)
-	}
-	if s.Type != "" && !slices.Contains(paramTypes, s.Type) {
-		add(".type", "parameter type %q is not one of %s", s.Type, strings.Join(paramTypes, ", "))
-	}
-	if s.Default == "" {
-		return
-	}
-	if len(s.Enum) > 0 && !slices.Contains(s.Enum, s.Default) {
-		add(".default", "default %q is not one of the allowed values %s", s.Default, strings.Join(s.Enum, ", "))
-	}
-	switch s.Type {
-	case "number":
-		if _, err := strconv.ParseFloat(s.Default, 64); err != nil {
-			add(".default", "default %q is not a number", s.Default)
-		}
-	case "bool":
-		if _, err := strconv.ParseBool(s.Default); err != nil {
-			add(".default", "default %q is not true or false", s.Default)
-		}
-	}
 }
 
 // validateTemplateRefs checks plan_templates against actions.

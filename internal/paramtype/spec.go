@@ -3,6 +3,7 @@ package paramtype
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strings"
 
 	version "github.com/hashicorp/go-version"
@@ -57,7 +58,9 @@ func ValidateSpec(spec protocol.ParamSpec) []SpecProblem {
 		case t == Bool || t == Enum:
 			add("pattern", "type %s has a fixed set of values; a pattern would narrow nothing", t)
 		default:
-			if _, err := compilePattern(spec.Pattern); err != nil {
+			if _, err := regexp.Compile(spec.Pattern); err != nil {
+				add("pattern", "%v; write an RE2 regular expression (it must match the whole value)", err)
+			} else if _, err := compilePattern(spec.Pattern); err != nil {
 				add("pattern", "%v; write an RE2 regular expression (it must match the whole value)", err)
 			}
 		}

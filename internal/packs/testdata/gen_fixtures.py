@@ -128,6 +128,15 @@ CASES = {
     "after-unknown-job": [("jobs/apply.yaml", "after: [prepare]", "after: [prepare, cleanup]")],
     "yaml-syntax-error": [("jobs/apply.yaml", "  title: Apply\n", "  title: Apply\n   bad: [indent\n")],
     "job-without-evidence": [("jobs/apply.yaml", "    evidence:\n      - id: applied\n        command: systemctl is-active demo\n        expected: active\n", "    evidence: []\n")],
+    "param-unknown-type": [("pack.yaml", "      type: string\n      default: hello\n", "      type: colour\n      default: hello\n")],
+    "param-missing-type": [("pack.yaml", "      type: string\n      default: hello\n", "      default: hello\n")],
+    "param-bad-pattern": [("pack.yaml", "      type: string\n      default: hello\n", "      type: string\n      pattern: \"(hel\"\n      default: hello\n")],
+    "param-default-not-of-type": [("pack.yaml", "      type: string\n      default: hello\n", "      type: integer\n      default: hello\n")],
+    "job-param-missing-type": [("jobs/prepare.yaml", "      greeting: {}\n", "      greeting: {}\n      colour: {default: blue}\n")],
+    "job-param-narrows-untyped": [("jobs/prepare.yaml", "      greeting: {}\n", "      greeting: {pattern: \"h.*\"}\n")],
+    "job-param-type-differs": [("jobs/prepare.yaml", "      greeting: {}\n", "      greeting: {type: dns_label}\n")],
+    "job-param-default-not-of-type": [("pack.yaml", "      type: string\n      default: hello\n", "      type: dns_label\n      default: hello\n"),
+                                      ("jobs/prepare.yaml", "      greeting: {}\n", "      greeting: {default: Hello World}\n")],
     "attribute-unknown-param": [("jobs/prepare.yaml", "{key: demo.prepared, scope: node}", "{key: demo.prepared, scope: node, attributes: {region: \"{region}\"}}")],
 }
 
