@@ -1,7 +1,25 @@
 #!/usr/bin/env bash
 # Writes an object, reads it back and checks that it is stored encrypted,
-# from a MinIO client Job inside the cluster.
+# from a MinIO client Job inside the cluster. Every value put into the Job
+# manifest is checked first against a pattern with no quote, backslash,
+# space or newline, so it stays one double-quoted YAML scalar.
 set -euo pipefail
+
+fail() { echo "verify-minio on ${CP_HOST:-?}: $*" >&2; exit 1; }
+# refuse NAME VALUE FORM fails quoting at most 200 characters of VALUE.
+refuse() { local v=${2:0:200}; fail "$1 \"${v//[[:cntrl:]]/?}\" is not $3"; }
+# check NAME VALUE REGEX FORM refuses VALUE unless it matches REGEX: every
+# value is checked here before any use, whatever the pack declares.
+check() { [[ $2 =~ $3 ]] || refuse "$1" "$2" "$4"; }
+
+label_re='^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$'
+# An image reference: [host[:port]/]path[:tag][@sha256:digest].
+image_re='^(([a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?(\.[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)*(:[0-9]{1,5})?)/)?[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*(/[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*)*(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[a-f0-9]{64})?$'
+check namespace "${CP_PARAM_NAMESPACE:-}" "$label_re" "a DNS label such as minio"
+check release_name "${CP_PARAM_RELEASE_NAME:-}" "$label_re" "a DNS label such as minio"
+check bucket "${CP_PARAM_BUCKET:-}" '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$' "an S3 bucket name: 3 to 63 of a-z, 0-9, '.' and '-'"
+check mc_image "${CP_PARAM_MC_IMAGE:-}" "$image_re" \
+  "an image reference such as minio/mc:RELEASE.2024-10-08T09-37-26Z"
 
 kc=(--kubeconfig "$CP_ARTIFACT_KUBECONFIG_ADMIN")
 ns=$CP_PARAM_NAMESPACE

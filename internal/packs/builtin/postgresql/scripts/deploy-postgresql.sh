@@ -1,8 +1,28 @@
 #!/usr/bin/env bash
 # Installs the Bitnami PostgreSQL chart. Passwords are generated once into
 # the Secret postgresql-auth, which the chart reads; they never enter the
-# Helm values.
+# Helm values, which are rendered only from values checked here against
+# patterns with no quote, backslash, space or newline.
 set -euo pipefail
+
+fail() { echo "deploy-postgresql on ${CP_HOST:-?}: $*" >&2; exit 1; }
+# refuse NAME VALUE FORM fails quoting at most 200 characters of VALUE.
+refuse() { local v=${2:0:200}; fail "$1 \"${v//[[:cntrl:]]/?}\" is not $3"; }
+# check NAME VALUE REGEX FORM refuses VALUE unless it matches REGEX: every
+# value is checked here before any use, whatever the pack declares.
+check() { [[ $2 =~ $3 ]] || refuse "$1" "$2" "$4"; }
+
+label_re='^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$'
+# A PostgreSQL identifier that needs no quoting.
+ident_re='^[a-z_][a-z0-9_]{0,62}$'
+check namespace "${CP_PARAM_NAMESPACE:-}" "$label_re" "a DNS label such as postgresql"
+check release_name "${CP_PARAM_RELEASE_NAME:-}" "$label_re" "a DNS label such as postgresql"
+check username "${CP_PARAM_USERNAME:-}" "$ident_re" "a PostgreSQL name: a-z, 0-9 and _, not starting with a digit, at most 63"
+check database "${CP_PARAM_DATABASE:-}" "$ident_re" "a PostgreSQL name: a-z, 0-9 and _, not starting with a digit, at most 63"
+check storage_size "${CP_PARAM_STORAGE_SIZE:-}" '^[0-9]{1,15}(\.[0-9]{1,15})?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$' \
+  "a Kubernetes quantity such as 20Gi"
+check chart_version "${CP_PARAM_CHART_VERSION:-}" '^v?[0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9}(-[0-9A-Za-z.-]{1,64})?$' \
+  "a chart version such as 16.0.3"
 
 kc=(--kubeconfig "$CP_ARTIFACT_KUBECONFIG_ADMIN")
 ns=$CP_PARAM_NAMESPACE
@@ -31,6 +51,8 @@ helm upgrade --install "$release" oci://registry-1.docker.io/bitnamicharts/postg
   --wait --timeout 10m
 
 pass=$(kubectl "${kc[@]}" -n "$ns" get secret postgresql-auth -o jsonpath='{.data.password}' | base64 -d)
+[[ -n "$pass" && "$pass" != *[[:space:][:cntrl:]]* ]] ||
+  fail "the password in Secret $ns/postgresql-auth is empty or holds a space or control character; delete the Secret to generate a new one"
 printf 'PGUSER=%s\nPGPASSWORD=%s\n' "$CP_PARAM_USERNAME" "$pass" >"$CP_OUTPUT_DIR/postgresql.credentials"
 printf 'host=%s\nport=5432\ndbname=%s\nuser=%s\n' "$release.$ns.svc" "$CP_PARAM_DATABASE" "$CP_PARAM_USERNAME" \
   >"$CP_OUTPUT_DIR/postgresql.connection"

@@ -3,6 +3,17 @@
 # and the traces in it are kept.
 set -euo pipefail
 
+fail() { echo "uninstall-tempo on ${CP_HOST:-?}: $*" >&2; exit 1; }
+# refuse NAME VALUE FORM fails quoting at most 200 characters of VALUE.
+refuse() { local v=${2:0:200}; fail "$1 \"${v//[[:cntrl:]]/?}\" is not $3"; }
+# check NAME VALUE REGEX FORM refuses VALUE unless it matches REGEX: every
+# value is checked here before any use, whatever the pack declares.
+check() { [[ $2 =~ $3 ]] || refuse "$1" "$2" "$4"; }
+
+label_re='^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$'
+check namespace "${CP_PARAM_NAMESPACE:-}" "$label_re" "a DNS label such as tempo"
+check release_name "${CP_PARAM_RELEASE_NAME:-}" "$label_re" "a DNS label such as tempo"
+
 kc=(--kubeconfig "$CP_ARTIFACT_KUBECONFIG_ADMIN")
 ns=$CP_PARAM_NAMESPACE
 if helm status "$CP_PARAM_RELEASE_NAME" --namespace "$ns" "${kc[@]}" >/dev/null 2>&1; then

@@ -1,13 +1,31 @@
 #!/usr/bin/env bash
 # Runs a Job in the cluster that sends one span with a fresh trace id over
-# OTLP/HTTP and polls the query API until the trace is found.
+# OTLP/HTTP and polls the query API until the trace is found. Every value
+# put into the Job manifest is checked first against a pattern with no
+# quote, backslash, space or newline, so it stays one double-quoted YAML
+# scalar.
 set -euo pipefail
+
+fail() { echo "verify-ingestion-and-query on ${CP_HOST:-?}: $*" >&2; exit 1; }
+# refuse NAME VALUE FORM fails quoting at most 200 characters of VALUE.
+refuse() { local v=${2:0:200}; fail "$1 \"${v//[[:cntrl:]]/?}\" is not $3"; }
+# check NAME VALUE REGEX FORM refuses VALUE unless it matches REGEX: every
+# value is checked here before any use, whatever the pack declares.
+check() { [[ $2 =~ $3 ]] || refuse "$1" "$2" "$4"; }
+
+label_re='^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$'
+check namespace "${CP_PARAM_NAMESPACE:-}" "$label_re" "a DNS label such as tempo"
+check release_name "${CP_PARAM_RELEASE_NAME:-}" "$label_re" "a DNS label such as tempo"
+# An image reference: [host[:port]/]path[:tag][@sha256:digest].
+image_re='^(([a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?(\.[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)*(:[0-9]{1,5})?)/)?[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*(/[a-z0-9]+(([._]|__|-+)[a-z0-9]+)*)*(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[a-f0-9]{64})?$'
+check verify_image "${CP_PARAM_VERIFY_IMAGE:-}" "$image_re" "an image reference such as curlimages/curl:8.10.1"
 
 kc=(--kubeconfig "$CP_ARTIFACT_KUBECONFIG_ADMIN")
 ns=$CP_PARAM_NAMESPACE
 svc="$CP_PARAM_RELEASE_NAME.$ns.svc"
 trace=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
 span=$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')
+[[ "$trace" =~ ^[0-9a-f]{32}$ && "$span" =~ ^[0-9a-f]{16}$ ]] || fail "cannot draw a trace and span id from /dev/urandom"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
