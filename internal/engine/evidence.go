@@ -26,6 +26,11 @@ func judge(ev protocol.Evidence, host string, stdout, stderr []byte, exit int, a
 	if wantExit >= 0 && exit != wantExit {
 		problems = append(problems, fmt.Sprintf("exit code %d, expected %d", exit, wantExit))
 	}
+	if ev.Expected == "" && ev.Match != protocol.MatchJSON {
+		// Exit-code evidence compares no output: what it observed is the
+		// exit code, so the result says which one it saw.
+		r.Observed = observedExit(exit, observed)
+	}
 	if ev.Expected != "" || ev.Match == protocol.MatchJSON {
 		got, ok, detail := matchOutput(ev, observed)
 		if ev.Match == protocol.MatchJSON {
@@ -43,6 +48,16 @@ func judge(ev protocol.Evidence, host string, stdout, stderr []byte, exit int, a
 		}
 	}
 	return r
+}
+
+// observedExit renders what exit-code evidence observed: "exit code 0",
+// followed by the last line of stdout when the command printed one.
+func observedExit(exit int, stdout string) string {
+	s := "exit code " + strconv.Itoa(exit)
+	if stdout != "" {
+		s += "; stdout: " + lastLine(stdout)
+	}
+	return s
 }
 
 // matchOutput compares stdout per the evidence's Match and returns the

@@ -43,6 +43,33 @@ func TestJudgeEvidence(t *testing.T) {
 	}
 }
 
+func TestExitCodeEvidenceRecordsObservedExit(t *testing.T) {
+	zero, two := 0, 2
+	cases := []struct {
+		name     string
+		ev       protocol.Evidence
+		stdout   string
+		exit     int
+		observed string
+	}{
+		{"default exit passes", protocol.Evidence{}, "", 0, "exit code 0"},
+		{"default exit fails", protocol.Evidence{}, "", 1, "exit code 1"},
+		{"expected exit code", protocol.Evidence{ExpectedExitCode: &two}, "", 2, "exit code 2"},
+		{"expected exit code missed", protocol.Evidence{ExpectedExitCode: &zero}, "", 127, "exit code 127"},
+		{"with output", protocol.Evidence{ExpectedExitCode: &zero}, "first\nlast\n", 0, "exit code 0; stdout: last"},
+		{"output evidence keeps stdout", protocol.Evidence{Expected: "ok", ExpectedExitCode: &zero}, "ok\n", 0, "ok"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.ev.ID = "e"
+			r := judge(tc.ev, "h", []byte(tc.stdout), nil, tc.exit, time.Unix(0, 0))
+			if r.Observed != tc.observed || r.ExitCode != tc.exit {
+				t.Errorf("got: observed=%q exit=%d want: observed=%q exit=%d", r.Observed, r.ExitCode, tc.observed, tc.exit)
+			}
+		})
+	}
+}
+
 func TestParseBatchRejectsTruncatedOutput(t *testing.T) {
 	items := []batchItem{{kind: "ev", cmd: "x"}, {kind: "art", file: "/f"}}
 	if _, err := parseBatch([]byte("@cp ev 0 0\n|ok\n"), items); err == nil || !strings.Contains(err.Error(), "item 1 (art) missing") {
