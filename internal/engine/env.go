@@ -1,10 +1,14 @@
 package engine
 
 import (
+	"errors"
+	"fmt"
 	"path"
 	"sort"
 	"strings"
+	"unicode"
 
+	"github.com/intentops/terraform-provider-cp/internal/paramtype"
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
 
@@ -54,25 +58,34 @@ func (r *run) env(st *instState, p instancePaths, inputs []inputFile) map[string
 	for k, v := range st.in.Params {
 		env[protocol.EnvParamPrefix+protocol.EnvName(k)] = v
 	}
-	intent := &r.plan.Intent
-	if h, ok := intent.Host(st.host); ok {
+	for k, v := range hostEnv(&r.plan.Intent, st.host) {
+		env[k] = v
+	}
+	for _, f := range inputs {
+		env[protocol.EnvArtifactPrefix+protocol.EnvName(f.id)] = path.Join(p.in, f.name)
+	}
+	return env
+}
+
+// hostEnv is the part of the environment that comes from the intent: the
+// instance's host (address, role, labels, taints), every host, the first
+// master and the cluster name. Lists are comma-separated; checkHosts has
+// refused every host whose values could hold a separator, so no value
+// adds an entry or a field.
+func hostEnv(intent *protocol.Intent, host string) map[string]string {
+	env := map[string]string{}
+	if h, ok := intent.Host(host); ok {
 		env[protocol.EnvHostAddress] = h.Address
 		env[protocol.EnvHostRole] = h.Role
-		var labels []string
-		for _, k := range protocol.SortedKeys(h.Labels) {
-			labels = append(labels, k+"="+h.Labels[k])
-		}
-		env[protocol.EnvHostLabels] = strings.Join(labels, "\n")
-		taints := append([]string(nil), h.Taints...)
-		sort.Strings(taints)
-		env[protocol.EnvHostTaints] = strings.Join(taints, "\n")
+		env[protocol.EnvHostLabels] = encodeLabels(h.Labels)
+		env[protocol.EnvHostTaints] = encodeTaints(h.Taints)
 	}
 	if len(intent.Hosts) > 0 {
-		lines := make([]string, 0, len(intent.Hosts))
+		entries := make([]string, 0, len(intent.Hosts))
 		for _, h := range intent.Hosts {
-			lines = append(lines, h.Name+" "+h.Address+" "+h.Role)
+			entries = append(entries, h.Name+" "+h.Address+" "+h.Role)
 		}
-		env[protocol.EnvHosts] = strings.Join(lines, "\n")
+		env[protocol.EnvHosts] = strings.Join(entries, protocol.EnvListSeparator)
 	}
 	if m := intent.HostsWithRole(protocol.RoleMaster); len(m) > 0 {
 		env[protocol.EnvFirstMaster] = m[0].Name
@@ -84,8 +97,84 @@ func (r *run) env(st *instState, p instancePaths, inputs []inputFile) map[string
 	case intent.Parameters["name"] != "":
 		env[protocol.EnvCluster] = intent.Parameters["name"]
 	}
-	for _, f := range inputs {
-		env[protocol.EnvArtifactPrefix+protocol.EnvName(f.id)] = path.Join(p.in, f.name)
-	}
 	return env
+}
+
+// encodeLabels is CP_HOST_LABELS: k=v entries sorted by key, separated by
+// commas. Only labels checkHosts accepts are encoded this way safely.
+func encodeLabels(labels map[string]string) string {
+	entries := make([]string, 0, len(labels))
+	for _, k := range protocol.SortedKeys(labels) {
+		entries = append(entries, k+"="+labels[k])
+	}
+	return strings.Join(entries, protocol.EnvListSeparator)
+}
+
+// encodeTaints is CP_HOST_TAINTS: key[=value]:Effect entries, sorted,
+// separated by commas.
+func encodeTaints(taints []string) string {
+	sorted := append([]string(nil), taints...)
+	sort.Strings(sorted)
+	return strings.Join(sorted, protocol.EnvListSeparator)
+}
+
+var (
+	labelKeySpec   = protocol.ParamSpec{Type: paramtype.LabelKey}
+	labelValueSpec = protocol.ParamSpec{Type: paramtype.LabelValue}
+	taintSpec      = protocol.ParamSpec{Type: paramtype.Taint}
+)
+
+// checkHosts refuses, before anything runs, an intent whose hosts could
+// break the encoding of CP_HOSTS, CP_HOST_LABELS or CP_HOST_TAINTS: a
+// name, address or role holding a separator (space, comma, '=') or a
+// control character, a label that is not a Kubernetes label key and
+// value, a taint that is not key[=value]:Effect. The checks do not rely
+// on the caller having validated the intent.
+func checkHosts(intent *protocol.Intent) error {
+	var problems []string
+	for i, h := range intent.Hosts {
+		at := fmt.Sprintf("host %d (%s)", i, paramtype.Quote(h.Name))
+		if h.Name == "" {
+			problems = append(problems, fmt.Sprintf("host %d: name is empty; give every host a name", i))
+		}
+		for _, f := range []struct{ what, v string }{{"name", h.Name}, {"address", h.Address}, {"role", h.Role}} {
+			if err := fieldChars(f.v); err != nil {
+				problems = append(problems, fmt.Sprintf("%s: %s %s", at, f.what, err))
+			}
+		}
+		for _, k := range protocol.SortedKeys(h.Labels) {
+			if err := paramtype.Check(labelKeySpec, k); err != nil {
+				problems = append(problems, fmt.Sprintf("%s: label key %v", at, err))
+				continue
+			}
+			if err := paramtype.Check(labelValueSpec, h.Labels[k]); err != nil {
+				problems = append(problems, fmt.Sprintf("%s: label %s: value %v", at, k, err))
+			}
+		}
+		for j, t := range h.Taints {
+			if err := paramtype.Check(taintSpec, t); err != nil {
+				problems = append(problems, fmt.Sprintf("%s: taint %d: %v", at, j, err))
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%w: %s; fix the host in the intent (labels and taints in Kubernetes syntax, names and addresses without spaces, commas or '=')",
+			ErrHostValue, strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// ErrHostValue is a host of the intent refused because one of its values
+// cannot be passed to scripts safely.
+var ErrHostValue = errors.New("host value not allowed in the script environment")
+
+// fieldChars refuses a host name, address or role that holds a control
+// character, white space, a comma or '='.
+func fieldChars(v string) error {
+	for i, c := range v {
+		if unicode.IsControl(c) || unicode.IsSpace(c) || c == ',' || c == '=' || c == unicode.ReplacementChar {
+			return fmt.Errorf("%s holds %q at byte %d; control characters, spaces, ',' and '=' are not allowed", paramtype.Quote(v), c, i)
+		}
+	}
+	return nil
 }

@@ -22,6 +22,9 @@ func (e *Engine) Run(ctx context.Context, plan *protocol.Plan, in RunInput) (*Re
 	if plan == nil {
 		return nil, fmt.Errorf("engine: plan is nil")
 	}
+	if err := checkHosts(&plan.Intent); err != nil {
+		return nil, fmt.Errorf("engine: run of plan %s: %w", plan.ID, err)
+	}
 	for _, iv := range in.Interventions {
 		if err := iv.Validate(); err != nil {
 			return nil, fmt.Errorf("engine: run of plan %s: %w", plan.ID, err)

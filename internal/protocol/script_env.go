@@ -31,13 +31,25 @@ const (
 	// first master of the intent, when it has masters.
 	EnvFirstMaster        = "CP_FIRST_MASTER"
 	EnvFirstMasterAddress = "CP_FIRST_MASTER_ADDRESS"
-	// EnvHosts lists every host of the intent, one per line in intent
-	// order: "name address role" separated by single spaces.
+	// EnvHosts lists every host of the intent in intent order, entries
+	// separated by EnvListSeparator, each "name address role" separated by
+	// single spaces: "master-1 10.0.0.11 master,worker-1 10.0.0.21 worker".
+	// The engine refuses a host whose name, address or role holds a
+	// space, a comma, '=' or a control character, so no value adds an
+	// entry or a field.
 	EnvHosts = "CP_HOSTS"
-	// EnvHostLabels is the host's labels as k=v lines, EnvHostTaints its
-	// taints, one per line.
+	// EnvHostLabels is the host's labels as k=v entries sorted by key and
+	// separated by EnvListSeparator ("tier=app,zone=a"); EnvHostTaints its
+	// taints as key[=value]:Effect entries, sorted, separated the same way
+	// ("dedicated=db:NoSchedule"). Both are empty when the host has none.
+	// The engine refuses a label that is not a Kubernetes label key and
+	// value, and a taint not in Kubernetes syntax: neither can hold a
+	// comma, a second '=' or a control character.
 	EnvHostLabels = "CP_HOST_LABELS"
 	EnvHostTaints = "CP_HOST_TAINTS"
+	// EnvListSeparator separates the entries of EnvHosts, EnvHostLabels
+	// and EnvHostTaints.
+	EnvListSeparator = ","
 	// EnvOperation is the operation id, EnvInstance the job instance id.
 	EnvOperation = "CP_OPERATION"
 	EnvInstance  = "CP_INSTANCE"

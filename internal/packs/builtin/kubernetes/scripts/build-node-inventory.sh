@@ -26,7 +26,7 @@ while read -r host addr role extra; do
   seen_name[$host]=1 seen_addr[$addr]=$host
   i=$((i + 1))
   echo "$i $host $addr $role" >>"$state/node-inventory.tmp"
-done <<<"${CP_HOSTS:-}"
+done < <(tr , '\n' <<<"${CP_HOSTS:-}")
 (( i > 0 )) || fail "CP_HOSTS is empty; the intent lists no hosts"
 mv "$state/node-inventory.tmp" "$state/node-inventory"
 cp "$state/node-inventory" "$CP_OUTPUT_DIR/node_inventory"

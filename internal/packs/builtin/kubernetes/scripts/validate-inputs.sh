@@ -65,7 +65,7 @@ while read -r host addr role extra; do
   check "address of host $host" "$addr" "$addr_re" "an IP address or host name"
   check "role of host $host" "$role" '^[a-z][a-z0-9_-]{0,62}$' "a role such as master or worker"
   [[ "$role" == master ]] && masters=$((masters + 1))
-done <<<"${CP_HOSTS:-}"
+done < <(tr , '\n' <<<"${CP_HOSTS:-}")
 (( masters >= 1 )) || fail "the intent has no host with role master; add at least one"
 (( hosts <= 253 )) || fail "the intent has $hosts hosts; the WireGuard /24 holds at most 253"
 

@@ -13,7 +13,7 @@ check() { [[ $2 =~ $3 ]] || refuse "$1" "$2" "$4"; }
 check node_ready_timeout "${CP_PARAM_NODE_READY_TIMEOUT:-}" '^([0-9]{1,9}(\.[0-9]{1,9})?(ns|us|ms|s|m|h)){1,7}$' "a duration such as 5m or 1h30m"
 
 kc=(--kubeconfig /etc/kubernetes/admin.conf)
-want=$(grep -c . <<<"${CP_HOSTS:-}" || true)
+want=$(tr , '\n' <<<"${CP_HOSTS:-}" | grep -c . || true)
 kubectl "${kc[@]}" get --raw=/readyz >/dev/null || fail "the API server is not ready"
 kubectl "${kc[@]}" wait --for=condition=Ready nodes --all --timeout="$CP_PARAM_NODE_READY_TIMEOUT"
 got=$(kubectl "${kc[@]}" get nodes -o name | grep -c . || true)
