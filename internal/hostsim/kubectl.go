@@ -181,14 +181,29 @@ func (s *sim) kubectlLabelTaint(st *State, verb string, p flags) int {
 				n.Labels[k] = v
 				continue
 			}
+			// A taint is identified by its key and effect (kubectl taint):
+			// "key:Effect-" removes that one, "key-" every taint of key.
 			if t, ok := strings.CutSuffix(kv, "-"); ok {
-				n.Taints = slices.DeleteFunc(n.Taints, func(x string) bool { return x == t || strings.HasPrefix(x, t+"=") || strings.HasPrefix(x, t+":") })
+				key, effect, _ := strings.Cut(t, ":")
+				before := len(n.Taints)
+				n.Taints = slices.DeleteFunc(n.Taints, func(x string) bool {
+					k, e := taintID(x)
+					return k == key && (effect == "" || e == effect)
+				})
+				if len(n.Taints) == before {
+					return s.fail(1, "error: taint %q not found", t)
+				}
 				continue
 			}
-			if !strings.Contains(kv, ":") {
+			key, effect := taintID(kv)
+			if !slices.Contains([]string{"NoSchedule", "PreferNoSchedule", "NoExecute"}, effect) {
 				return s.fail(1, "error: invalid taint spec: %s, unknown taint effect", kv)
 			}
-			n.Taints = append(slices.DeleteFunc(n.Taints, func(x string) bool { return x == kv }), kv)
+			same := func(x string) bool { k, e := taintID(x); return k == key && e == effect }
+			if slices.ContainsFunc(n.Taints, same) && !p.has("overwrite") {
+				return s.fail(1, "error: node %s already has %s taint(s) with same effect(s) and --overwrite is false", n.Name, key)
+			}
+			n.Taints = append(slices.DeleteFunc(n.Taints, same), kv)
 		}
 		if verb == "label" {
 			s.printf("node/%s labeled\n", n.Name)
@@ -199,6 +214,13 @@ func (s *sim) kubectlLabelTaint(st *State, verb string, p flags) int {
 		}
 	}
 	return 0
+}
+
+// taintID returns the key and effect of a key[=value]:Effect taint.
+func taintID(t string) (key, effect string) {
+	kv, effect, _ := strings.Cut(t, ":")
+	key, _, _ = strings.Cut(kv, "=")
+	return key, effect
 }
 
 // cniOf recognises a CNI manifest by file name or URL.
