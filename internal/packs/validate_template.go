@@ -96,4 +96,5 @@ func (l *loaded) validateTemplate(tf *templateFile, jobs map[string]*jobFile) {
 	if !slices.Contains(l.pack.Actions, t.Action) && t.Action != "" && t.Action != ref.Action {
 		add("action", "action %q is not declared in pack.yaml actions %s", t.Action, strings.Join(l.pack.Actions, ", "))
 	}
+	l.validateStageOrder(tf, jobs)
 }

@@ -38,6 +38,7 @@ var invalidCases = map[string]string{
 	"missing-pack-id":               `pack.yaml:1: id: pack id is empty`,
 	"script-file-missing":           `jobs/apply.yaml:20: script: script "scripts/deploy.sh" does not exist in the pack`,
 	"secret-without-storage":        `jobs/prepare.yaml:14: outputs.artifacts[0].storage: secret artifact "demo.token" has no storage`,
+	"stage-before-provider":         `templates/install.yaml:8: stages[0].jobs[0]: job "apply" in stage "apply" needs capability demo.prepared from job "prepare", which is in the later stage "prepare" (stages[1])`,
 	"stage-without-jobs":            `templates/install.yaml:11: stages[1].jobs: stage "apply" has no jobs`,
 	"template-file-missing":         `pack.yaml:15: plan_templates[0].file: template file "templates/setup.yaml" does not exist in the pack`,
 	"template-undeclared-action":    `pack.yaml:17: plan_templates[1].action: template "demo.uninstall" is for action "uninstall", which is not declared in actions`,

@@ -137,6 +137,8 @@ CASES = {
     "job-param-type-differs": [("jobs/prepare.yaml", "      greeting: {}\n", "      greeting: {type: dns_label}\n")],
     "job-param-default-not-of-type": [("pack.yaml", "      type: string\n      default: hello\n", "      type: dns_label\n      default: hello\n"),
                                       ("jobs/prepare.yaml", "      greeting: {}\n", "      greeting: {default: Hello World}\n")],
+    "stage-before-provider": [("templates/install.yaml", "    - id: prepare\n      title: Prepare\n      jobs: [prepare]\n    - id: apply\n      title: Apply\n      jobs: [apply]\n",
+                                                         "    - id: apply\n      title: Apply\n      jobs: [apply]\n    - id: prepare\n      title: Prepare\n      jobs: [prepare]\n")],
     "attribute-unknown-param": [("jobs/prepare.yaml", "{key: demo.prepared, scope: node}", "{key: demo.prepared, scope: node, attributes: {region: \"{region}\"}}")],
 }
 
