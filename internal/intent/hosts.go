@@ -33,6 +33,10 @@ type HostInput struct {
 	RoleSet bool
 	Labels  map[string]string
 	Taints  []string
+	// Existing hosts (a cluster's, from its handle) take their name and
+	// address but are not checked themselves: the ones after them may not
+	// reuse either.
+	Existing bool
 }
 
 // HostRules say what the hosts of one resource may be.
@@ -71,6 +75,15 @@ func CheckHosts(hosts []HostInput, rules HostRules) Problems {
 	names := map[string]Path{}
 	endpoints := map[string]Path{}
 	for _, h := range hosts {
+		if h.Existing {
+			names[h.Name] = h.Path
+			port := rules.DefaultPort
+			if h.PortSet {
+				port = h.Port
+			}
+			endpoints[fmt.Sprintf("%s:%d", strings.ToLower(h.Address), port)] = h.Path
+			continue
+		}
 		checkHostName(&ps, h, kind, names)
 		checkHostAddress(&ps, h, rules, kind, endpoints)
 		if h.PortSet {

@@ -20,6 +20,9 @@ type ParamPaths struct {
 	Own map[string]Path
 	// Base is the parameters map; any other parameter is Base["name"].
 	Base Path
+	// Fallback is where a parameter goes when the resource has no
+	// parameters map (Base is nil), e.g. cp_node's cluster_handle.
+	Fallback Path
 	// Patches set parameters of jobs they insert.
 	Patches []PatchParams
 }
@@ -35,6 +38,9 @@ func (pp ParamPaths) Of(e *planner.ParamError) Path {
 	}
 	if p, ok := pp.Own[e.Name]; ok {
 		return p
+	}
+	if pp.Base == nil {
+		return pp.Fallback
 	}
 	return pp.Base.Key(e.Name)
 }

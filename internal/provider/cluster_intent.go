@@ -1,11 +1,9 @@
 package provider
 
 import (
+	"context"
 	"fmt"
-	"net"
-	"net/url"
 	"os"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,34 +11,21 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
+	"github.com/intentops/terraform-provider-cp/internal/intent"
 	"github.com/intentops/terraform-provider-cp/internal/operation"
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
 
 // clusterHosts returns the cluster's hosts (masters first) with how to
-// reach each, validating names and addresses.
-func clusterHosts(m *clusterModel, data *providerData, diags *diag.Diagnostics) ([]protocol.Host, []operation.HostAccess) {
+// reach each. validateCluster checks them; diags receives nothing here
+// and is kept for callers that plan with the result.
+func clusterHosts(m *clusterModel, data *providerData, _ *diag.Diagnostics) ([]protocol.Host, []operation.HostAccess) {
 	base := resourceAccess(data, m.SSH)
 	var hosts []protocol.Host
 	var access []operation.HostAccess
-	seen := map[string]string{}
-	add := func(list []nodeModel, role, attr string) {
-		for i, n := range list {
-			p := path.Root(attr).AtListIndex(i)
+	add := func(list []nodeModel, role string) {
+		for _, n := range list {
 			h := protocol.Host{Name: strOr(n.Name, ""), Address: strOr(n.Address, ""), Port: intOr(n.Port, 0), Role: role, Labels: n.Labels, Taints: n.Taints}
-			if h.Name == "" {
-				addAttrError(diags, p.AtName("name"), "Missing node name", "every node needs a unique name, e.g. \""+role+"-1\".")
-			} else if other, dup := seen[h.Name]; dup {
-				addAttrError(diags, p.AtName("name"), "Duplicate node name",
-					fmt.Sprintf("%q is also used by %s; node names must be unique across masters and workers.", h.Name, other))
-			}
-			seen[h.Name] = p.String()
-			if h.Address == "" {
-				addAttrError(diags, p.AtName("address"), "Missing node address", fmt.Sprintf("node %q needs an address to connect to.", h.Name))
-			}
-			if h.Port < 0 || h.Port > 65535 {
-				addAttrError(diags, p.AtName("port"), "Invalid port", fmt.Sprintf("%d is not between 1 and 65535.", h.Port))
-			}
 			acc := base
 			if n.SSH != nil {
 				acc = acc.Merge(operation.Access{User: strOr(n.SSH.User, ""), PrivateKeyFile: strOr(n.SSH.PrivateKeyFile, "")})
@@ -49,8 +34,8 @@ func clusterHosts(m *clusterModel, data *providerData, diags *diag.Diagnostics) 
 			access = append(access, operation.HostAccess{Host: h, Access: acc})
 		}
 	}
-	add(m.Masters, protocol.RoleMaster, "masters")
-	add(m.Workers, protocol.RoleWorker, "workers")
+	add(m.Masters, protocol.RoleMaster)
+	add(m.Workers, protocol.RoleWorker)
 	return hosts, access
 }
 
@@ -111,9 +96,12 @@ func clusterConstraints(m *clusterModel, env string) map[string]string {
 	return c
 }
 
-// validateCluster checks what needs no SSH: HA rules, names, parameters
-// known to the pack. Every problem carries its attribute path.
-func validateCluster(m *clusterModel, diags *diag.Diagnostics) {
+// validateCluster checks what needs no SSH: HA rules, hosts, names,
+// networks, mirrors, timeouts and parameters the resource sets with its
+// own attributes. With the provider's data (at plan) it also checks the
+// version against the pack's range and host ports against the provider's
+// default. Every problem carries its attribute path.
+func validateCluster(ctx context.Context, m *clusterModel, data *providerData, diags *diag.Diagnostics) {
 	if m.RequireHAControlPlane.ValueBool() {
 		n := len(m.Masters)
 		if n < 3 || n%2 == 0 {
@@ -124,41 +112,24 @@ func validateCluster(m *clusterModel, diags *diag.Diagnostics) {
 	if len(m.Masters) == 0 {
 		addAttrError(diags, path.Root("masters"), "No masters", "list at least one master; the first one initializes the control plane.")
 	}
-	if v := strOr(m.KubernetesVersion, ""); v != "" && !versionRe.MatchString(v) {
-		addAttrError(diags, path.Root("kubernetes_version"), "Invalid Kubernetes version",
-			fmt.Sprintf("%q is not a version such as \"1.31.2\" (major.minor.patch, no leading v).", v))
+	in := clusterInput(m)
+	addProblems(diags, intent.CheckHosts(in.Hosts, intent.HostRules{DefaultPort: defaultPort(data, m.SSH), IPv4Only: true, Kind: "node"}))
+	addProblems(diags, resourceSSHProblems(m.SSH))
+	var pack *protocol.ScenarioPack
+	if data != nil && data.Catalog != nil {
+		pack, _ = data.Catalog.Get("kubernetes", "")
 	}
-	for _, a := range []string{"pod_cidr", "service_cidr"} {
-		v := m.PodCIDR
-		if a == "service_cidr" {
-			v = m.ServiceCIDR
-		}
-		if c := strOr(v, ""); c != "" {
-			if _, _, err := net.ParseCIDR(c); err != nil {
-				addAttrError(diags, path.Root(a), "Invalid CIDR", fmt.Sprintf("%q is not a CIDR such as \"10.244.0.0/16\".", c))
-			}
-		}
-	}
-	if pc, sc := strOr(m.PodCIDR, ""), strOr(m.ServiceCIDR, ""); pc != "" && sc != "" && cidrsOverlap(pc, sc) {
-		addAttrError(diags, path.Root("service_cidr"), "Overlapping CIDRs",
-			fmt.Sprintf("service_cidr %s overlaps pod_cidr %s; pick ranges that do not overlap.", sc, pc))
-	}
-	for i, u := range m.RegistryMirrors {
-		if pu, err := url.Parse(u); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
-			addAttrError(diags, path.Root("registry_mirrors").AtListIndex(i), "Invalid registry mirror",
-				fmt.Sprintf("%q is not an http(s) URL such as \"https://mirror.internal:5000\".", u))
-		}
-	}
+	addProblems(diags, intent.CheckCluster(in, pack))
+	checkTimeouts(ctx, m.Timeouts, diags)
 	for i, iv := range m.Interventions {
 		if strOr(iv.Job, "") == "" {
 			addAttrError(diags, path.Root("interventions").AtListIndex(i).AtName("job"), "Missing job", "name the job that was fixed by hand, e.g. \"join-workers\".")
 		}
 	}
 	for _, k := range protocol.SortedKeys(m.Parameters) {
-		switch k {
-		case "cluster_name", "kubernetes_version", "cni", "container_runtime", "storage", "pod_cidr", "service_cidr", "registry_mirrors":
+		if attr, own := clusterOwnParams[k]; own {
 			addAttrError(diags, path.Root("parameters").AtMapKey(k), "Parameter has its own attribute",
-				fmt.Sprintf("set %s with the resource's own attribute instead of parameters.", k))
+				fmt.Sprintf("set %s with the resource's own attribute %s instead of parameters.", k, attr))
 		}
 	}
 }
@@ -172,14 +143,6 @@ func hostNames(hs []protocol.Host, role string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-var versionRe = regexp.MustCompile(`^\d+\.\d+\.\d+$`)
-
-func cidrsOverlap(a, b string) bool {
-	_, na, err1 := net.ParseCIDR(a)
-	_, nb, err2 := net.ParseCIDR(b)
-	return err1 == nil && err2 == nil && (na.Contains(nb.IP) || nb.Contains(na.IP))
 }
 
 // checkAccessFiles reports SSH key and known_hosts files that do not exist,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -12,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/intentops/terraform-provider-cp/internal/capability"
+	"github.com/intentops/terraform-provider-cp/internal/intent"
 	"github.com/intentops/terraform-provider-cp/internal/planner"
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
@@ -63,7 +65,14 @@ func (d *PlanDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 		return
 	}
 	env := strOr(m.Environment, d.data.Environment)
-	pack, _ := d.data.Catalog.Get(m.Pack.ValueString(), strOr(m.Version, ""))
+	addProblems(&resp.Diagnostics, intent.CheckHosts(planHostInputs(m.Hosts), intent.HostRules{
+		Roles: append([]string{""}, intent.ScenarioRoles...), DefaultPort: d.data.SSH.Port}))
+	pack, refProblems := intent.CheckPackRef(d.data.Catalog, intent.PackRef{ID: m.Pack.ValueString(), Version: strOr(m.Version, ""),
+		Action: m.Action.ValueString(), IDPath: intent.Root("pack"), VersionPath: intent.Root("version"), ActionPath: intent.Root("action")})
+	addProblems(&resp.Diagnostics, refProblems)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	preq := planner.Request{
 		PlanID:      "preview",
 		Catalog:     d.data.Catalog,
@@ -72,7 +81,7 @@ func (d *PlanDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 		Intent: protocol.Intent{
 			ID: strOr(m.Name, m.Pack.ValueString()), Action: m.Action.ValueString(), TargetResource: strOr(m.Name, ""),
 			Parameters: m.Parameters, Constraints: m.Constraints, Targets: m.Targets,
-			Hosts: toHosts(m.Hosts, path.Root("hosts"), &resp.Diagnostics),
+			Hosts: toHosts(m.Hosts),
 		},
 		Environment:   env,
 		Policy:        d.data.Policy,
@@ -106,11 +115,58 @@ func configureData(v any, diags *diag.Diagnostics) *providerData {
 	return data
 }
 
+// planPaths says where a resource wrote what a planning error can be
+// about: its parameters, and the candidates or handle that satisfy each
+// capability requirement.
+type planPaths struct {
+	Params intent.ParamPaths
+	// Requirement maps a required capability to the attribute that
+	// offers it; nil, or an empty path, means candidates.
+	Requirement func(capability string) path.Path
+}
+
+// defaultPlanPaths serves callers that pass only the request: the cluster
+// intent's own attributes for a kubernetes.cluster, parameters otherwise.
+func defaultPlanPaths(req planner.Request) planPaths {
+	pp := intent.ParamPaths{Base: intent.Root("parameters")}
+	if req.Intent.TargetResourceType == "kubernetes.cluster" {
+		pp.Own = map[string]intent.Path{}
+		for k, attr := range clusterOwnParams {
+			pp.Own[k] = intent.Root(attr)
+		}
+	}
+	for i, p := range req.Patches {
+		for j, c := range p.Changes {
+			var jobs []string
+			for _, pj := range c.Jobs {
+				if len(pj.Parameters) > 0 {
+					jobs = append(jobs, pj.ID)
+				}
+			}
+			if len(jobs) > 0 {
+				pp.Patches = append(pp.Patches, intent.PatchParams{Path: intent.Root("plan_patches").Index(i).Attr("changes").Index(j).Attr("parameters"), Jobs: jobs})
+			}
+		}
+	}
+	return planPaths{Params: pp}
+}
+
 // addPlanError attaches a planning error to the attribute that caused it.
-// For edits it finds the first customization change or plan patch that
-// makes planning fail by planning again with a growing prefix of them.
 func addPlanError(diags *diag.Diagnostics, req planner.Request, err error) {
-	attr := planErrorPath(req, err)
+	addPlanErrorAt(diags, req, err, defaultPlanPaths(req))
+}
+
+// addPlanErrorAt attaches a planning error to the attribute that caused
+// it: each refused parameter value to the attribute it was written in; a
+// requirement nothing satisfies to what offers it; for edits, the first
+// customization change or plan patch that makes planning fail (found by
+// planning again with a growing prefix of them).
+func addPlanErrorAt(diags *diag.Diagnostics, req planner.Request, err error, pp planPaths) {
+	if pes, ok := planner.AsParamErrors(err); ok && len(pes) > 0 {
+		addProblems(diags, intent.ParamProblems(pes, pp.Params))
+		return
+	}
+	attr := planErrorPath(req, err, pp)
 	summary := "Cannot build the plan"
 	switch {
 	case errors.Is(err, planner.ErrCycle):
@@ -127,10 +183,32 @@ func addPlanError(diags *diag.Diagnostics, req planner.Request, err error) {
 	addAttrError(diags, attr, summary, err.Error())
 }
 
-func planErrorPath(req planner.Request, err error) path.Path {
+// requirementPath finds the pack requirement an error names ("pack X
+// requires <capability>: ...") and the attribute offering it.
+func requirementPath(req planner.Request, err error, pp planPaths) path.Path {
+	def := path.Root("candidates")
+	if pp.Requirement == nil {
+		return def
+	}
+	pack, e := req.Catalog.Get(req.PackID, req.PackVersion)
+	if e != nil {
+		return def
+	}
+	msg := err.Error()
+	for _, r := range pack.Requires {
+		if strings.Contains(msg, " requires "+r.Capability+":") || strings.Contains(msg, " requires "+r.Capability+" ") {
+			if p := pp.Requirement(r.Capability); !p.Equal(path.Empty()) {
+				return p
+			}
+		}
+	}
+	return def
+}
+
+func planErrorPath(req planner.Request, err error, pp planPaths) path.Path {
 	switch {
 	case errors.Is(err, capability.ErrUnsatisfiable):
-		return path.Root("candidates")
+		return requirementPath(req, err, pp)
 	case errors.Is(err, planner.ErrParams):
 		return path.Root("parameters")
 	}
@@ -138,9 +216,9 @@ func planErrorPath(req planner.Request, err error) path.Path {
 	base.Customization, base.Patches = nil, nil
 	if _, e := planner.Compose(base); e != nil {
 		if errors.Is(err, planner.ErrMissingInput) {
-			return path.Root("candidates")
+			return requirementPath(req, err, pp)
 		}
-		return path.Root("pack")
+		return basePlanErrorPath(req)
 	}
 	if c := req.Customization; c != nil {
 		for i := range c.Changes {
@@ -165,6 +243,23 @@ func planErrorPath(req planner.Request, err error) path.Path {
 		if _, e := planner.Compose(try); e != nil {
 			return path.Root("plan_patches").AtListIndex(i)
 		}
+	}
+	return basePlanErrorPath(req)
+}
+
+// basePlanErrorPath is where an error of the plan without edits belongs:
+// the version constraint when no pack version matches it, the action when
+// the pack has no template for it, the pack otherwise.
+func basePlanErrorPath(req planner.Request) path.Path {
+	if _, err := req.Catalog.Get(req.PackID, ""); err != nil {
+		return path.Root("pack")
+	}
+	pack, err := req.Catalog.Get(req.PackID, req.PackVersion)
+	if err != nil {
+		return path.Root("version")
+	}
+	if _, ok := pack.Templates[req.Intent.Action]; !ok {
+		return path.Root("action")
 	}
 	return path.Root("pack")
 }

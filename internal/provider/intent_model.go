@@ -72,29 +72,15 @@ type patchApprovalModel struct {
 	ApprovedBy types.String `tfsdk:"approved_by"`
 }
 
-func toHosts(in []hostModel, base path.Path, diags *diag.Diagnostics) []protocol.Host {
+// toHosts converts cp_plan's hosts; planHostInputs and intent.CheckHosts
+// check them.
+func toHosts(in []hostModel) []protocol.Host {
 	var out []protocol.Host
-	seen := map[string]int{}
-	for i, h := range in {
-		p := base.AtListIndex(i)
-		host := protocol.Host{
+	for _, h := range in {
+		out = append(out, protocol.Host{
 			Name: strOr(h.Name, ""), Address: strOr(h.Address, ""), Port: intOr(h.Port, 0),
 			Role: strOr(h.Role, ""), Labels: h.Labels, Taints: h.Taints,
-		}
-		if host.Name == "" {
-			addAttrError(diags, p.AtName("name"), "Missing host name", "every host needs a unique name, e.g. \"worker-1\".")
-		} else if j, dup := seen[host.Name]; dup {
-			addAttrError(diags, p.AtName("name"), "Duplicate host name",
-				fmt.Sprintf("%q is also the name of host %d; host names must be unique.", host.Name, j))
-		}
-		seen[host.Name] = i
-		if host.Address == "" {
-			addAttrError(diags, p.AtName("address"), "Missing host address", fmt.Sprintf("host %q needs an address (IP or DNS name) to connect to.", host.Name))
-		}
-		if host.Port < 0 || host.Port > 65535 {
-			addAttrError(diags, p.AtName("port"), "Invalid port", fmt.Sprintf("%d is not between 1 and 65535.", host.Port))
-		}
-		out = append(out, host)
+		})
 	}
 	return out
 }

@@ -2,8 +2,8 @@ package provider
 
 import (
 	"fmt"
-	"github.com/intentops/terraform-provider-cp/internal/protocol"
 	"os"
+	"os/exec"
 	"regexp"
 	"slices"
 	"time"
@@ -14,7 +14,10 @@ import (
 
 	"github.com/intentops/terraform-provider-cp/internal/capability"
 	"github.com/intentops/terraform-provider-cp/internal/diagnose"
+	"github.com/intentops/terraform-provider-cp/internal/intent"
 	"github.com/intentops/terraform-provider-cp/internal/packs"
+	"github.com/intentops/terraform-provider-cp/internal/paramtype"
+	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
 
 var stringType = types.StringType
@@ -151,7 +154,7 @@ func (m providerModel) settings(version string) (*providerData, diag.Diagnostics
 	}
 	if !envName.MatchString(d.Environment) {
 		addAttrError(&diags, path.Root("environment"), "Invalid environment",
-			fmt.Sprintf("%q must start with a lower-case letter and hold only lower-case letters, digits and '-', e.g. \"prod\".", d.Environment))
+			fmt.Sprintf("%s must start with a lower-case letter and hold only lower-case letters, digits and '-', e.g. \"prod\".", paramtype.Quote(d.Environment)))
 	}
 	if d.Parallelism < 1 || d.Parallelism > 1000 {
 		addAttrError(&diags, path.Root("parallelism"), "Invalid parallelism",
@@ -165,10 +168,27 @@ func (m providerModel) settings(version string) (*providerData, diag.Diagnostics
 		addAttrError(&diags, path.Root("actor"), "Invalid actor", "must not be empty; name the person or pipeline acting, e.g. \"ci\".")
 	}
 	d.SSH, diags = m.sshSettings(diags)
+	checkProviderEnv(d.SSH, &diags)
 	m.policySettings(d, &diags)
 	d.Analyzers = m.analyzers(&diags)
 	d.Catalog = loadCatalog(strs(m.PackDirs), &diags)
+	if d.Catalog != nil {
+		m.checkAgainstCatalog(d, &diags)
+	}
 	return d, diags
+}
+
+// checkAgainstCatalog refuses policy keys no pack requires and actor
+// roles no gate asks for: both would be accepted without any effect.
+func (m providerModel) checkAgainstCatalog(d *providerData, diags *diag.Diagnostics) {
+	addProblems(diags, intent.CheckPolicyKeys(intent.Root("capability_policy"), protocol.SortedKeys(m.CapabilityPolicy), d.Catalog))
+	var policyRoles []string
+	for _, envs := range d.Policy {
+		for _, rule := range envs {
+			policyRoles = append(policyRoles, rule.ApprovalRoles...)
+		}
+	}
+	addProblems(diags, intent.CheckActorRoles(intent.Root("actor_roles"), d.Roles, d.Catalog, policyRoles))
 }
 
 func (m providerModel) sshSettings(diags diag.Diagnostics) (SSHDefaults, diag.Diagnostics) {
@@ -187,22 +207,25 @@ func (m providerModel) sshSettings(diags diag.Diagnostics) (SSHDefaults, diag.Di
 	s.HostKeyChecking = strOr(m.SSH.HostKeyChecking, s.HostKeyChecking)
 	s.BecomePasswordEnv = strOr(m.SSH.BecomePasswordEnv, "")
 	if s.Port < 1 || s.Port > 65535 {
-		addAttrError(&diags, p.AtName("port"), "Invalid SSH port", fmt.Sprintf("%d is not between 1 and 65535.", s.Port))
+		addAttrError(&diags, p.AtName("port"), "Invalid SSH port", fmt.Sprintf("%d is not between 1 and 65535; 22 is SSH's port.", s.Port))
 	}
 	if !slices.Contains([]string{"strict", "accept-new"}, s.HostKeyChecking) {
 		addAttrError(&diags, p.AtName("host_key_checking"), "Invalid host_key_checking",
-			fmt.Sprintf("%q is not a mode; use \"strict\" (default) or \"accept-new\".", s.HostKeyChecking))
+			fmt.Sprintf("%s is not a mode; use \"strict\" (default) or \"accept-new\".", paramtype.Quote(s.HostKeyChecking)))
 	}
 	if t := strOr(m.SSH.Timeout, ""); t != "" {
 		v, err := time.ParseDuration(t)
 		if err != nil || v <= 0 {
 			addAttrError(&diags, p.AtName("timeout"), "Invalid SSH timeout",
-				fmt.Sprintf("%q is not a positive duration; use a value such as \"30s\" or \"2m\".", t))
+				fmt.Sprintf("%s is not a positive duration; use a value such as \"30s\" or \"2m\".", paramtype.Quote(t)))
 		} else {
 			s.Timeout = v
 		}
 	}
 	if b := m.SSH.Bastion; b != nil {
+		if port, set := portOf(b.Port); set {
+			addProblems(&diags, intent.CheckPort(intent.Root("ssh").Attr("bastion").Attr("port"), port, "the bastion's SSH port"))
+		}
 		s.Bastion = &Bastion{
 			Address:        strOr(b.Address, ""),
 			Port:           intOr(b.Port, 22),
@@ -232,7 +255,7 @@ func (m providerModel) policySettings(d *providerData, diags *diag.Diagnostics) 
 			}
 			if !envName.MatchString(env) {
 				addAttrError(diags, p, "Invalid environment name",
-					fmt.Sprintf("%q must start with a lower-case letter and hold only lower-case letters, digits and '-'.", env))
+					fmt.Sprintf("%s must start with a lower-case letter and hold only lower-case letters, digits and '-'.", paramtype.Quote(env)))
 			}
 			if len(rule.AllowedProviders) == 0 {
 				addAttrError(diags, p.AtName("allowed_providers"), "No allowed providers",
@@ -240,7 +263,7 @@ func (m providerModel) policySettings(d *providerData, diags *diag.Diagnostics) 
 			}
 			if rule.DefaultProvider != "" && !slices.Contains(rule.AllowedProviders, rule.DefaultProvider) {
 				addAttrError(diags, p.AtName("default_provider"), "Default provider not allowed",
-					fmt.Sprintf("%q is not one of allowed_providers %q; add it there or pick one of them.", rule.DefaultProvider, rule.AllowedProviders))
+					fmt.Sprintf("%s is not one of allowed_providers %q; add it there or pick one of them.", paramtype.Quote(rule.DefaultProvider), rule.AllowedProviders))
 			}
 			if rule.RequireApproval && len(rule.ApprovalRoles) == 0 {
 				rule.ApprovalRoles = []string{"platform_admin", "sre"}
@@ -284,7 +307,7 @@ func durationOr(v types.String, def time.Duration, p path.Path, diags *diag.Diag
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d <= 0 {
-		addAttrError(diags, p, "Invalid timeout", fmt.Sprintf("%q is not a positive duration such as \"30s\".", s))
+		addAttrError(diags, p, "Invalid timeout", fmt.Sprintf("%s is not a positive duration such as \"30s\".", paramtype.Quote(s)))
 		return def
 	}
 	return d
@@ -296,6 +319,14 @@ func (m providerModel) analyzers(diags *diag.Diagnostics) []diagnose.Analyzer {
 	}
 	var out []diagnose.Analyzer
 	p := path.Root("diagnosis")
+	dg := intent.Diagnosis{Command: m.Diagnosis.Command != nil, HTTP: m.Diagnosis.HTTP != nil}
+	if c := m.Diagnosis.Command; c != nil {
+		dg.CommandPath = strOr(c.Path, "")
+	}
+	if h := m.Diagnosis.HTTP; h != nil {
+		dg.Endpoint, dg.Model, dg.APIKeyEnv = strOr(h.Endpoint, ""), strOr(h.Model, ""), strOr(h.APIKeyEnv, "")
+	}
+	addProblems(diags, intent.CheckDiagnosis(intent.Root("diagnosis"), dg, os.LookupEnv, exec.LookPath))
 	if c := m.Diagnosis.Command; c != nil {
 		out = append(out, &diagnose.CommandAnalyzer{Path: strOr(c.Path, ""), Args: strs(c.Args),
 			Timeout: durationOr(c.Timeout, 30*time.Second, p.AtName("command").AtName("timeout"), diags)})

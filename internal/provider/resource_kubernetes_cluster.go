@@ -49,7 +49,7 @@ func (r *KubernetesClusterResource) ValidateConfig(ctx context.Context, req reso
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	validateCluster(&m, &resp.Diagnostics)
+	validateCluster(ctx, &m, nil, &resp.Diagnostics)
 }
 
 // ModifyPlan resolves the operation apply will run and shows its DAG.
@@ -78,6 +78,11 @@ func (r *KubernetesClusterResource) ModifyPlan(ctx context.Context, req resource
 	}
 	if plan.Environment.IsUnknown() || plan.Environment.IsNull() {
 		plan.Environment = types.StringValue(r.data.Environment)
+	}
+	// Everything that needs no SSH is checked before anything is planned.
+	validateCluster(ctx, &plan, r.data, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
 	}
 	ops := r.clusterOps(&plan, state, r.now(), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {

@@ -19,8 +19,9 @@ import (
 )
 
 var (
-	_ resource.ResourceWithConfigure  = &NodeResource{}
-	_ resource.ResourceWithModifyPlan = &NodeResource{}
+	_ resource.ResourceWithConfigure      = &NodeResource{}
+	_ resource.ResourceWithModifyPlan     = &NodeResource{}
+	_ resource.ResourceWithValidateConfig = &NodeResource{}
 )
 
 // NodeResource is cp_node: add_node on create, remove_node on destroy,
@@ -137,6 +138,20 @@ func (r *NodeResource) spec(m *nodeResModel, diags *diag.Diagnostics) (scenarioS
 	return s, ch.Name + "/" + host.Name
 }
 
+// ValidateConfig checks what needs neither SSH nor the provider: the
+// node, ssh and timeouts.
+func (r *NodeResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	if !req.Config.Raw.IsFullyKnown() {
+		return // checked again at plan time, when the values are known
+	}
+	var m nodeResModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	validateNode(ctx, &m, nil, nil, &resp.Diagnostics)
+}
+
 // ModifyPlan shows the add_node DAG.
 func (r *NodeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.data == nil || !req.Config.Raw.IsFullyKnown() {
@@ -157,10 +172,19 @@ func (r *NodeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 			return
 		}
 	}
+	var cluster []protocol.Host
+	if ch, err := parseClusterHandle(plan.ClusterHandle.ValueString()); err == nil {
+		cluster = ch.hosts()
+	}
+	validateNode(ctx, &plan, r.data, cluster, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	spec, id := r.spec(&plan, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	spec.Paths = nodePaths(&plan)
 	op := spec.compose(r.data, "add_node", r.now(), &resp.Diagnostics)
 	if op == nil {
 		return

@@ -16,8 +16,9 @@ import (
 )
 
 var (
-	_ resource.ResourceWithConfigure  = &ScenarioResource{}
-	_ resource.ResourceWithModifyPlan = &ScenarioResource{}
+	_ resource.ResourceWithConfigure      = &ScenarioResource{}
+	_ resource.ResourceWithModifyPlan     = &ScenarioResource{}
+	_ resource.ResourceWithValidateConfig = &ScenarioResource{}
 )
 
 // ScenarioResource is cp_scenario: any pack action as a resource.
@@ -94,12 +95,9 @@ func scenarioSpecOf(data *providerData, m *scenarioModel, diags *diag.Diagnostic
 		Inputs: runInputs{Approvals: m.Approvals, Interventions: m.Interventions},
 	}
 	base := resourceAccess(data, m.SSH)
-	for i, h := range m.Hosts {
+	for _, h := range m.Hosts {
 		host := protocol.Host{Name: h.Name.ValueString(), Address: h.Address.ValueString(), Port: intOr(h.Port, 0),
 			Role: strOr(h.Role, "node"), Labels: h.Labels, Taints: h.Taints}
-		if host.Name == "" || host.Address == "" {
-			addAttrError(diags, path.Root("hosts").AtListIndex(i), "Incomplete host", "each host needs a name and an address.")
-		}
 		acc := base
 		if h.SSH != nil {
 			acc = acc.Merge(operation.Access{User: strOr(h.SSH.User, ""), PrivateKeyFile: strOr(h.SSH.PrivateKeyFile, "")})
@@ -138,6 +136,20 @@ func (s *scenarioSpec) applyCluster(ch *clusterHandleData, access operation.Acce
 	}
 }
 
+// ValidateConfig checks what needs neither SSH nor the provider: hosts,
+// ssh and timeouts.
+func (r *ScenarioResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	if !req.Config.Raw.IsFullyKnown() {
+		return // checked again at plan time, when the values are known
+	}
+	var m scenarioModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	validateScenario(ctx, &m, nil, &resp.Diagnostics)
+}
+
 // ModifyPlan shows the DAG of the action apply will run. Nothing changed
 // in the intent means nothing to run and no diff.
 func (r *ScenarioResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
@@ -165,10 +177,16 @@ func (r *ScenarioResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 			return
 		}
 	}
+	// Everything that needs no SSH is checked before anything is planned.
+	validateScenario(ctx, &plan, r.data, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	spec := scenarioSpecOf(r.data, &plan, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	spec.Paths = scenarioPaths(&plan)
 	op := spec.compose(r.data, plan.Action.ValueString(), r.now(), &resp.Diagnostics)
 	if op == nil {
 		return

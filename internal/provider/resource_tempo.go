@@ -13,8 +13,9 @@ import (
 )
 
 var (
-	_ resource.ResourceWithConfigure  = &TempoResource{}
-	_ resource.ResourceWithModifyPlan = &TempoResource{}
+	_ resource.ResourceWithConfigure      = &TempoResource{}
+	_ resource.ResourceWithModifyPlan     = &TempoResource{}
+	_ resource.ResourceWithValidateConfig = &TempoResource{}
 )
 
 // TempoResource is cp_tempo: the tempo pack's install on a cluster, with
@@ -130,6 +131,20 @@ func (r *TempoResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 	}
 }
 
+// ValidateConfig checks what needs neither SSH nor the provider: ssh and
+// timeouts.
+func (r *TempoResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	if !req.Config.Raw.IsFullyKnown() {
+		return // checked again at plan time, when the values are known
+	}
+	var m tempoModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	validateTempo(ctx, &m, nil, &resp.Diagnostics)
+}
+
 // ModifyPlan shows the DAG.
 func (r *TempoResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.inner.data == nil || !req.Config.Raw.IsFullyKnown() {
@@ -155,10 +170,15 @@ func (r *TempoResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 			return
 		}
 	}
+	validateTempo(ctx, &plan, r.inner.data, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	spec := scenarioSpecOf(r.inner.data, s, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	spec.Paths = tempoPaths(&plan)
 	op := spec.compose(r.inner.data, "install", r.inner.now(), &resp.Diagnostics)
 	if op == nil {
 		return

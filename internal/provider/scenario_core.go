@@ -29,6 +29,9 @@ type scenarioSpec struct {
 	Customization *protocol.Customization
 	PatchesModel  []planPatchModel
 	Inputs        runInputs
+	// Paths says where the resource wrote parameters and candidates, for
+	// planning errors; zero means parameters and candidates.
+	Paths planPaths
 }
 
 // compose plans one action of the spec.
@@ -62,7 +65,11 @@ func (s scenarioSpec) compose(data *providerData, action string, now time.Time, 
 	req.PlanID = opID(s.Name, action, parts...)
 	c, err := planner.Compose(req)
 	if err != nil {
-		addPlanError(diags, req, err)
+		pp := s.Paths
+		if pp.Params.Base == nil && pp.Params.Fallback == nil {
+			pp.Params = defaultPlanPaths(req).Params
+		}
+		addPlanErrorAt(diags, req, err, pp)
 		return nil
 	}
 	return &intentOp{Action: action, Targets: s.Targets, ID: req.PlanID, Composed: c, Hosts: s.Access, Req: req}
