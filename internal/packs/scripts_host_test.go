@@ -1,0 +1,200 @@
+package packs
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/intentops/terraform-provider-cp/internal/protocol"
+)
+
+// scriptHost is a scratch directory standing for a host's "/", in which a
+// builtin pack script runs under bash with stub commands first on PATH.
+// Absolute paths the script writes are rewritten to lie under root, and
+// every rewrite must occur in the script, so a test cannot pass because a
+// path moved.
+type scriptHost struct {
+	t      *testing.T
+	root   string // stands for "/"
+	bin    string // stub commands
+	calls  string // one line per stub call: the command and its arguments
+	stdin  string // what stubs read on stdin (kubectl apply -f -), appended
+	values string // Helm --values files, appended
+	canary string // a payload that runs a command touches this file
+}
+
+// stubs are the host commands the scripts under test call; each logs its
+// call. Bodies give the answers the scripts read.
+var stubs = map[string]string{
+	"id":       `echo 0`,
+	"nproc":    `echo 4`,
+	"free":     `echo '              total        used        free'; echo 'Mem:           7936        1024        6912'`,
+	"df":       `echo ' Avail'; echo '   50G'`,
+	"hostname": `echo node-1`,
+	"getent":   `echo "127.0.0.1 $2"`,
+	"kubectl": `case " $* " in
+  *" -f - "*) cat >>"$CP_TEST_STDIN"; echo '---' >>"$CP_TEST_STDIN" ;;
+esac`,
+	"helm": `while [ $# -gt 0 ]; do
+  if [ "$1" = --values ]; then cat "$2" >>"$CP_TEST_VALUES"; fi
+  shift
+done`,
+	"kubeadm":    ``,
+	"apt-get":    ``,
+	"apt-mark":   ``,
+	"curl":       `echo '-----BEGIN PGP PUBLIC KEY BLOCK-----'`,
+	"gpg":        `cat >/dev/null`,
+	"systemctl":  ``,
+	"modprobe":   ``,
+	"sysctl":     ``,
+	"swapoff":    ``,
+	"crictl":     ``,
+	"ctr":        ``,
+	"containerd": ``,
+}
+
+func newScriptHost(t *testing.T) *scriptHost {
+	t.Helper()
+	root := t.TempDir()
+	h := &scriptHost{
+		t: t, root: root, bin: filepath.Join(root, ".bin"),
+		calls: filepath.Join(root, ".calls"), stdin: filepath.Join(root, ".stdin"),
+		values: filepath.Join(root, ".values"), canary: filepath.Join(root, ".canary"),
+	}
+	for _, d := range []string{h.bin, filepath.Join(root, ".out"), filepath.Join(root, ".tmp")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, body := range stubs {
+		script := "#!/bin/sh\n{ printf '%s' " + name + `; for a in "$@"; do printf ' %s' "$a"; done; echo; } >>"$CP_TEST_CALLS"` + "\n" + body + "\n"
+		if err := os.WriteFile(filepath.Join(h.bin, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return h
+}
+
+// path is the file standing for the host path p.
+func (h *scriptHost) path(p string) string { return filepath.Join(h.root, p) }
+
+// write puts a file at host path p.
+func (h *scriptHost) write(p, content string) {
+	h.t.Helper()
+	if err := os.MkdirAll(filepath.Dir(h.path(p)), 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := os.WriteFile(h.path(p), []byte(content), 0o644); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// read returns the file at host path p, "" when absent.
+func (h *scriptHost) read(p string) string {
+	b, err := os.ReadFile(h.path(p))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		h.t.Fatal(err)
+	}
+	return string(b)
+}
+
+func (h *scriptHost) exists(p string) bool {
+	_, err := os.Lstat(h.path(p))
+	return err == nil
+}
+
+// log returns a scratch file of the harness (calls, stdin, values).
+func (h *scriptHost) log(file string) string {
+	b, _ := os.ReadFile(file)
+	return string(b)
+}
+
+type scriptResult struct {
+	code           int
+	stdout, stderr string
+}
+
+// run runs builtin/<script> under bash with env on top of the harness's
+// own, the host paths in rewrite moved under root.
+func (h *scriptHost) run(script string, env map[string]string, rewrite ...string) scriptResult {
+	h.t.Helper()
+	body := readFile(h.t, filepath.Join("builtin", script))
+	// Longer prefixes first, so /etc/kubernetes is not cut by /etc.
+	sort.Slice(rewrite, func(i, j int) bool { return len(rewrite[i]) > len(rewrite[j]) })
+	for _, p := range rewrite {
+		if !strings.Contains(body, p) {
+			h.t.Fatalf("%s does not mention %s; the rewrite would not bite", script, p)
+		}
+		body = strings.ReplaceAll(body, p, h.root+p)
+	}
+	file := filepath.Join(h.root, ".script.sh")
+	if err := os.WriteFile(file, []byte(body), 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	vars := map[string]string{
+		"PATH": h.bin + ":/usr/local/bin:/usr/bin:/bin", "HOME": h.root, "LC_ALL": "C",
+		"TMPDIR": filepath.Join(h.root, ".tmp"), "CP_OUTPUT_DIR": filepath.Join(h.root, ".out"),
+		"CP_TEST_CALLS": h.calls, "CP_TEST_STDIN": h.stdin, "CP_TEST_VALUES": h.values,
+		protocol.EnvHost: "node-1", protocol.EnvHostAddress: "10.0.0.11", protocol.EnvHostRole: "worker",
+	}
+	for k, v := range env {
+		vars[k] = v
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", file)
+	cmd.Dir = h.root
+	for _, k := range protocol.SortedKeys(vars) {
+		cmd.Env = append(cmd.Env, k+"="+vars[k])
+	}
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	res := scriptResult{stdout: out.String(), stderr: errb.String()}
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		res.code = exit.ExitCode()
+	case err != nil:
+		h.t.Fatalf("run %s: %v", script, err)
+	}
+	return res
+}
+
+// packEnv is the CP_PARAM_ environment of a builtin pack's defaults, with
+// set on top (parameter names, not variable names).
+func packEnv(t *testing.T, pack string, set map[string]string) map[string]string {
+	t.Helper()
+	p, err := builtin(t).Get(pack, "~>1.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{}
+	for name, spec := range p.Parameters {
+		if spec.Default != "" {
+			env[protocol.EnvParamPrefix+protocol.EnvName(name)] = spec.Default
+		}
+	}
+	for name, v := range set {
+		env[protocol.EnvParamPrefix+protocol.EnvName(name)] = v
+	}
+	return env
+}
+
+// artifactEnv writes input artifacts under root and returns their
+// CP_ARTIFACT_ variables.
+func (h *scriptHost) artifactEnv(env map[string]string, arts map[string]string) map[string]string {
+	h.t.Helper()
+	for id, v := range arts {
+		p := "/.in/" + id
+		h.write(p, v)
+		env[protocol.EnvArtifactPrefix+protocol.EnvName(id)] = h.path(p)
+	}
+	return env
+}
