@@ -150,11 +150,11 @@ func TestErrors(t *testing.T) {
 			in.Customization = &protocol.Customization{Changes: []protocol.CustomizationChange{{Inserted: "revalidate", After: "install-cni", Job: j}}}
 		}, ErrCycle, []string{"cycle: ", "install-cni -> revalidate -> validate-"}},
 		{"unknown intent parameter", func(in *Input) { in.Intent.Parameters["cni_plugin"] = "calico" },
-			ErrParams, []string{`unknown parameter "cni_plugin"`, "known: "}},
+			ErrParams, []string{`parameter "cni_plugin": unknown: the pack has no such parameter`, "known: "}},
 		{"enum parameter", func(in *Input) { in.Intent.Parameters["cni"] = "flannel" },
 			ErrParams, []string{`parameter "cni": "flannel" is not one of calico, cilium`}},
 		{"required parameter", func(in *Input) { delete(in.Intent.Parameters, "name") },
-			ErrParams, []string{`parameter "name" is required`}},
+			ErrParams, []string{`parameter "name": is required`}},
 		{"unsatisfiable job requirement", func(in *Input) {
 			in.Pack.Jobs["install-cni"].Inputs.Requires.Artifacts = append(in.Pack.Jobs["install-cni"].Inputs.Requires.Artifacts, protocol.ArtifactRef{ID: "cni.manifest"})
 		}, ErrMissingInput, []string{"job install-cni requires artifact cni.manifest (scope cluster), which is absent from the cluster state",

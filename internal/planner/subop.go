@@ -70,7 +70,7 @@ func (b *builder) addSubOperation(d *capability.Decision, gate *node) ([]*node, 
 	if err != nil {
 		return nil, err
 	}
-	params, err := packParams(sp, subParams(sp.ID, b.in.Intent.Parameters), nil)
+	params, err := subPackParams(sp, b.in.Intent.Parameters)
 	if err != nil {
 		return nil, err
 	}
