@@ -41,12 +41,35 @@ func (r *run) commit(ctx context.Context, conn transport.Conn, st *instState, p 
 	defer cancel()
 	res, err := conn.Run(sctx, transport.Command{Cmd: commitCmd, Env: cenv, Stdin: bytes.NewReader(body), Become: r.cfg.StateBecome || st.in.Job.Controls.Become})
 	if err != nil {
-		return fmt.Errorf("write marker %s on host %s: %w", p.marker, st.host, err)
+		return fmt.Errorf("write marker %s on host %s: %w", p.marker, st.exec, err)
 	}
 	if res.ExitCode != 0 {
-		return failf(FailureTransport, false, "write marker %s on host %s: exited %d: %s", p.marker, st.host, res.ExitCode, lastLine(string(res.Stderr)))
+		return failf(FailureTransport, false, "write marker %s on host %s: exited %d: %s", p.marker, st.exec, res.ExitCode, lastLine(string(res.Stderr)))
 	}
 	return nil
+}
+
+// cleanup removes an instance's run directory when no command of the
+// instance did (best effort: what it leaves, the next run's host
+// preparation removes).
+func (r *run) cleanup(ctx context.Context, conn transport.Conn, st *instState, runDir string) {
+	if ctx.Err() != nil {
+		return
+	}
+	sctx, cancel := context.WithTimeout(ctx, r.cfg.StepTimeout)
+	defer cancel()
+	become := r.cfg.StateBecome || (st.in.Job != nil && st.in.Job.Controls.Become)
+	res, err := conn.Run(sctx, transport.Command{Cmd: cleanupCmd, Env: map[string]string{"CP_RUN_DIR": runDir}, Become: become})
+	if err == nil && res.ExitCode == 0 {
+		return
+	}
+	msg := fmt.Sprintf("run directory %s of instance %s not removed (the next run removes it): ", runDir, st.in.ID)
+	if err != nil {
+		msg += err.Error()
+	} else {
+		msg += fmt.Sprintf("exited %d: %s", res.ExitCode, lastLine(string(res.Stderr)))
+	}
+	r.em.emit(Event{Type: EventRunDirLeft, Instance: st.in.ID, Host: st.exec, Message: r.cfg.Redactor.String(msg)})
 }
 
 // storeArtifacts records the artifacts of a finished instance: values for
@@ -62,7 +85,7 @@ func (r *run) storeArtifacts(st *instState, p instancePaths, arts []producedArti
 			a.ExpiresAt = completed.Add(ttl)
 		}
 		if a.Sensitivity == protocol.SensitivitySecret {
-			a.Ref = protocol.HostRef(st.host, path.Join(p.keep, pa.name))
+			a.Ref = protocol.HostRef(st.exec, path.Join(p.keep, pa.name))
 		} else {
 			// A value is what the script wrote, without the final newline
 			// `echo` adds; the file handed to consumers stays byte-exact.
@@ -79,16 +102,22 @@ func (r *run) storeArtifacts(st *instState, p instancePaths, arts []producedArti
 // checkSatisfied decides whether an existing marker still stands: its
 // evidence holds now and its kept artifacts are there, unchanged and
 // unexpired. It returns the satisfied outcome, or nil and why not.
-func (r *run) checkSatisfied(ctx context.Context, conn transport.Conn, st *instState, p instancePaths, env map[string]string, raw []byte) (*attemptOut, string, error) {
+//
+// The verification is given the instance's input artifacts, for evidence
+// that reads them, and removes the run directory when it ends: a caller
+// that goes on to run the job makes it again.
+func (r *run) checkSatisfied(ctx context.Context, conn transport.Conn, st *instState, p instancePaths, env map[string]string, inputs []inputFile, raw []byte) (*attemptOut, string, error) {
 	m, err := decodeMarker(raw)
 	if err != nil {
+		r.cleanup(ctx, conn, st, p.run)
 		return nil, fmt.Sprintf("marker %s is unreadable (%v)", p.marker, err), nil
 	}
 	if m.Key != instanceKey(st.in) {
+		r.cleanup(ctx, conn, st, p.run)
 		return nil, fmt.Sprintf("marker %s records key %q", p.marker, m.Key), nil
 	}
 	job := st.in.Job
-	v, err := r.verify(ctx, conn, st, env, job.Outputs.Evidence, p.keep, r.cfg.StateBecome || job.Controls.Become, false)
+	v, err := r.verify(ctx, conn, st, env, job.Outputs.Evidence, p.keep, r.cfg.StateBecome || job.Controls.Become, false, verifyIO{inputs: inputs, drop: true})
 	if err != nil {
 		return nil, "", err
 	}

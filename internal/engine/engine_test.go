@@ -67,12 +67,18 @@ func TestSecretArtifactsTravelByReference(t *testing.T) {
 	if v, ok := res.SecretValue("kubeadm.join_token", ""); !ok || v != testToken {
 		t.Errorf("SecretValue got: %q %v want: the token", v, ok)
 	}
-	// The token reached join as a file and nowhere else.
-	if b, _ := n.host("w1").file("/var/lib/cp/run/op-1/join@w1/in/kubeadm.join_token"); string(b) != testToken {
-		t.Errorf("join input file got: %q want: the token", b)
+	// The token reached join as a file (its script checks it), runtime[m1]
+	// never saw it, and no run directory is left on any host.
+	if got := n.inputsSeen("runtime[m1]"); len(got) != 0 {
+		t.Errorf("runtime[m1] got inputs %v although it requires none", got)
 	}
-	if _, ok := n.host("m1").file("/var/lib/cp/run/op-1/runtime@m1/in/kubeadm.join_token"); ok {
-		t.Errorf("runtime[m1] got the token although it does not require it")
+	if got := n.inputsSeen("join[w1]"); len(got) != 1 || got[0] != "/var/lib/cp/run/op-1/join@w1/in/kubeadm.join_token" {
+		t.Errorf("join[w1] inputs got: %v want: its run directory's kubeadm.join_token", got)
+	}
+	for _, h := range []string{"m1", "w1"} {
+		if left := n.host(h).under("/var/lib/cp/run"); len(left) != 0 {
+			t.Errorf("host %s keeps under /var/lib/cp/run: %v", h, left)
+		}
 	}
 	assertNoSecrets(t, rec, journal.String(), testToken, testKubeconfig)
 }

@@ -27,6 +27,10 @@ const (
 	// EventMarkersPending: final markers could not be written at the end
 	// of the run; the pending markers on the host stand in for them.
 	EventMarkersPending EventType = "markers.pending"
+	// EventRunDirLeft: an instance's run directory (its input artifacts
+	// among them) could not be removed; the next run's host preparation
+	// removes it.
+	EventRunDirLeft EventType = "rundir.left"
 )
 
 // Event is one step of a run. Every string in it has passed the redactor.

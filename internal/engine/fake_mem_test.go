@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,6 +32,33 @@ type memNet struct {
 	hook  func(ctx context.Context, host, what string) error
 	dials int
 	cmds  map[string]int // command kind -> count, all hosts
+	// inputs records the input artifact paths each instance's script was
+	// started with.
+	inputs map[string][]string
+}
+
+// inputsSeen returns the input paths an instance's script was started with.
+func (n *memNet) inputsSeen(instance string) []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.inputs[instance]
+}
+
+// sawInputs records env's CP_ARTIFACT_ paths that exist on h.
+func (n *memNet) sawInputs(h *memHost, env map[string]string) {
+	var ps []string
+	for k, v := range env {
+		if _, ok := h.file(v); ok && strings.HasPrefix(k, "CP_ARTIFACT_") {
+			ps = append(ps, v)
+		}
+	}
+	sort.Strings(ps)
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.inputs == nil {
+		n.inputs = map[string][]string{}
+	}
+	n.inputs[env["CP_INSTANCE"]] = ps
 }
 
 type memHost struct {
@@ -89,6 +117,47 @@ func (h *memHost) file(path string) ([]byte, bool) {
 	return b, ok
 }
 
+// removeTree removes every file under dir, as rm -rf does.
+func (h *memHost) removeTree(dir string) {
+	if dir == "" {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for p := range h.files {
+		if strings.HasPrefix(p, dir+"/") {
+			delete(h.files, p)
+		}
+	}
+	for d := range h.outs {
+		if d == dir || strings.HasPrefix(d, dir+"/") {
+			delete(h.outs, d)
+		}
+	}
+}
+
+// under lists the files under dir, sorted.
+func (h *memHost) under(dir string) []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for p := range h.files {
+		if strings.HasPrefix(p, dir+"/") {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// writeInputs emulates inputsLoop.
+func (h *memHost) writeInputs(env map[string]string) {
+	count, _ := strconv.Atoi(env["CP_IN_N"])
+	for i := 0; i < count; i++ {
+		h.put(env["CP_INP"+strconv.Itoa(i)], []byte(env["CP_INB"+strconv.Itoa(i)]))
+	}
+}
+
 func (h *memHost) runCount(instance string) int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -143,7 +212,7 @@ func (c *memConn) Download(ctx context.Context, path string, _ bool) ([]byte, er
 
 func (c *memConn) Run(ctx context.Context, cmd transport.Command) (transport.Result, error) {
 	what := map[string]string{probeCmd: "probe", runCmd: "run", batchCmd: "batch", commitCmd: "commit",
-		prepareCmd: "prepare", fastCmd: "fast", flushCmd: "flush", killCmd: "kill", dropPendingCmd: "drop"}[cmd.Cmd]
+		prepareCmd: "prepare", fastCmd: "fast", flushCmd: "flush", killCmd: "kill", dropPendingCmd: "drop", cleanupCmd: "cleanup"}[cmd.Cmd]
 	if what == "" {
 		return transport.Result{}, fmt.Errorf("memNet: unknown command %q", cmd.Cmd)
 	}
@@ -187,6 +256,7 @@ func (c *memConn) Run(ctx context.Context, cmd transport.Command) (transport.Res
 		delete(c.h.outs, env["CP_OUTPUT_DIR"])
 		c.h.runs[env["CP_INSTANCE"]]++
 		c.h.mu.Unlock()
+		c.n.sawInputs(c.h, env)
 		script, ok := c.h.file(env["CP_SCRIPT"])
 		if !ok {
 			return transport.Result{ExitCode: 127, Stderr: []byte("script not found")}, nil
@@ -201,8 +271,15 @@ func (c *memConn) Run(ctx context.Context, cmd transport.Command) (transport.Res
 		}
 		return transport.Result{Stdout: out.Bytes(), ExitCode: code}, nil
 	case "batch":
+		c.h.writeInputs(env)
 		c.batch(env, 0, &out)
+		if env["CP_DROP_RUN"] != "" {
+			c.h.removeTree(env["CP_RUN_DIR"])
+		}
+	case "cleanup":
+		c.h.removeTree(env["CP_RUN_DIR"])
 	case "prepare":
+		c.h.removeTree(env["CP_STALE_RUNS"])
 		count, _ := strconv.Atoi(env["CP_SN"])
 		written := 0
 		for i := 0; i < count; i++ {
@@ -235,6 +312,7 @@ func (c *memConn) Run(ctx context.Context, cmd transport.Command) (transport.Res
 			return transport.Result{}, err
 		}
 		c.h.put(env["CP_MARKER"], body)
+		c.h.removeTree(env["CP_RUN_DIR"])
 	}
 	return transport.Result{Stdout: out.Bytes()}, nil
 }
@@ -290,6 +368,7 @@ func (c *memConn) batch(env map[string]string, rc int, out *bytes.Buffer) {
 func (c *memConn) fast(ctx context.Context, cmd transport.Command, out *bytes.Buffer) (transport.Result, error) {
 	env := cmd.Env
 	c.commits(env, out)
+	defer c.h.removeTree(env["CP_RUN_DIR"]) // the session's EXIT trap
 	final, ok1 := c.h.file(env["CP_MARKER"])
 	pending, ok2 := c.h.file(env["CP_MARKER"] + ".pending")
 	if (ok1 || ok2) && env["CP_RERUN"] == "" {
@@ -314,10 +393,7 @@ func (c *memConn) fast(ctx context.Context, cmd transport.Command, out *bytes.Bu
 		}
 		script = b
 	}
-	count, _ := strconv.Atoi(env["CP_IN_N"])
-	for i := 0; i < count; i++ {
-		c.h.put(env["CP_INP"+strconv.Itoa(i)], []byte(env["CP_INB"+strconv.Itoa(i)]))
-	}
+	c.h.writeInputs(env)
 	if c.n.hook != nil {
 		if err := c.n.hook(ctx, c.h.name, "run"); err != nil {
 			return transport.Result{}, err
@@ -328,6 +404,7 @@ func (c *memConn) fast(ctx context.Context, cmd transport.Command, out *bytes.Bu
 		c.h.mu.Lock()
 		c.h.runs[env["CP_INSTANCE"]]++
 		c.h.mu.Unlock()
+		c.n.sawInputs(c.h, env)
 		var log bytes.Buffer
 		w := io.Writer(&log)
 		if cmd.Stderr != nil {

@@ -8,16 +8,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/intentops/terraform-provider-cp/internal/transport"
 )
 
 // shellNet runs the engine's commands with the real /bin/sh on this
-// machine, one directory per host (the engine's StateDir points inside
-// it), so the shell text of probe, run, batch and commit is exercised for
-// real. HOST_ROOT tells scripts their host's directory.
-type shellNet struct{ root string }
+// machine, one directory per host, so the shell text of probe, run, batch
+// and commit is exercised for real. HOST_ROOT tells scripts their host's
+// directory. When state is set (the engine's StateDir), paths under it
+// are those of the host: <host root>/state, as if each host had its own.
+type shellNet struct{ root, state string }
 
 func (n *shellNet) hostRoot(host string) string { return filepath.Join(n.root, host) }
 
@@ -26,10 +28,18 @@ func (n *shellNet) Dial(ctx context.Context, host string) (transport.Conn, error
 	if _, err := os.Stat(dir); err != nil {
 		return nil, &transport.HostError{Host: host, Op: "dial", Err: transport.ErrUnreachable}
 	}
-	return &shellConn{host: host, root: dir}, nil
+	return &shellConn{host: host, root: dir, state: n.state}, nil
 }
 
-type shellConn struct{ host, root string }
+type shellConn struct{ host, root, state string }
+
+// local maps a path under the engine's StateDir to the host's own.
+func (c *shellConn) local(s string) string {
+	if c.state == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, c.state, filepath.Join(c.root, "state"))
+}
 
 func (c *shellConn) Host() string { return c.host }
 func (c *shellConn) Close() error { return nil }
@@ -38,7 +48,7 @@ func (c *shellConn) Run(ctx context.Context, cmd transport.Command) (transport.R
 	x := exec.Command("/bin/sh", "-c", cmd.Cmd)
 	x.Env = []string{"PATH=" + os.Getenv("PATH"), "HOST_ROOT=" + c.root, "TMPDIR=" + os.TempDir()}
 	for k, v := range cmd.Env {
-		x.Env = append(x.Env, k+"="+v)
+		x.Env = append(x.Env, k+"="+c.local(v))
 	}
 	x.Dir = cmd.Dir
 	x.Stdin = cmd.Stdin
@@ -84,9 +94,9 @@ func (m multiWriter) Write(p []byte) (int, error) {
 }
 
 func (c *shellConn) Upload(ctx context.Context, f transport.File) error {
-	return os.WriteFile(f.Path, f.Content, f.Mode) // the parent must exist, as on a real host
+	return os.WriteFile(c.local(f.Path), f.Content, f.Mode) // the parent must exist, as on a real host
 }
 
 func (c *shellConn) Download(ctx context.Context, path string, _ bool) ([]byte, error) {
-	return os.ReadFile(path)
+	return os.ReadFile(c.local(path))
 }

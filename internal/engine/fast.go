@@ -22,6 +22,16 @@ import (
 // marker for the next command on the host. Hosts are prepared once per run
 // (prepareCmd). Other instances take the step-by-step path of attempt.
 
+// inputsEnv adds the input artifacts to env for inputsLoop.
+func inputsEnv(env map[string]string, dir string, inputs []inputFile) {
+	env["CP_IN_N"] = strconv.Itoa(len(inputs))
+	for i, f := range inputs {
+		n := strconv.Itoa(i)
+		env["CP_INP"+n] = path.Join(dir, f.name)
+		env["CP_INB"+n] = string(f.content)
+	}
+}
+
 // fastOut is what one fastCmd session found.
 type fastOut struct {
 	marker   []byte // an existing marker (the newest readable): nothing ran
@@ -45,7 +55,7 @@ func (r *run) attemptFast(ctx context.Context, conn transport.Conn, st *instStat
 	inputs []inputFile, tl *tail, fail func(error) *attemptError) (attemptOut, *attemptError) {
 	job := st.in.Job
 	var out attemptOut
-	if err := r.ensurePrepared(ctx, conn, st.host, false); err != nil {
+	if err := r.ensurePrepared(ctx, conn, st.exec, false); err != nil {
 		return out, fail(err)
 	}
 	vp, err := r.planVerify(st, job.Outputs.Evidence, p.out, job.Controls.Become, true)
@@ -64,16 +74,16 @@ func (r *run) attemptFast(ctx context.Context, conn transport.Conn, st *instStat
 		}
 		if fo.noScript {
 			if reprepared {
-				return out, failf(FailureTransport, false, "script %s is still missing on host %s after shipping it", p.script, st.host)
+				return out, failf(FailureTransport, false, "script %s is still missing on host %s after shipping it", p.script, st.exec)
 			}
 			reprepared = true
-			if err := r.ensurePrepared(ctx, conn, st.host, true); err != nil {
+			if err := r.ensurePrepared(ctx, conn, st.exec, true); err != nil {
 				return out, fail(err)
 			}
 			continue
 		}
 		if fo.marker != nil {
-			sat, note, err := r.checkSatisfied(ctx, conn, st, p, env, fo.marker)
+			sat, note, err := r.checkSatisfied(ctx, conn, st, p, env, inputs, fo.marker)
 			if err != nil {
 				return out, fail(err)
 			}
@@ -100,7 +110,7 @@ func (r *run) attemptFast(ctx context.Context, conn transport.Conn, st *instStat
 		if err != nil {
 			return out, failf(FailureTransport, false, "encode marker of %s: %v", st.in.ID, err)
 		}
-		r.commits.put(st.host, finalMarker{path: p.marker, body: body})
+		r.commits.put(st.exec, finalMarker{path: p.marker, body: body})
 		out.arts = r.storeArtifacts(st, p, v.artifacts, m.CompletedAt)
 		out.status = StatusDone
 		return out, nil
@@ -133,12 +143,7 @@ func (r *run) fastSession(ctx context.Context, conn transport.Conn, st *instStat
 	}
 	items := vp.items()
 	batchEnv(fenv, items)
-	fenv["CP_IN_N"] = strconv.Itoa(len(inputs))
-	for i, f := range inputs {
-		n := strconv.Itoa(i)
-		fenv["CP_INP"+n] = path.Join(p.in, f.name)
-		fenv["CP_INB"+n] = string(f.content)
-	}
+	inputsEnv(fenv, p.in, inputs)
 	fenv["CP_KN"] = strconv.Itoa(len(vp.artifacts))
 	for i, a := range vp.artifacts {
 		n := strconv.Itoa(i)
@@ -155,7 +160,7 @@ func (r *run) fastSession(ctx context.Context, conn transport.Conn, st *instStat
 	if p.scriptSource {
 		fenv["CP_SCRIPT_SOURCE"] = "1"
 	}
-	commits := r.commits.take(st.host)
+	commits := r.commits.take(st.exec)
 	commitEnv(fenv, commits)
 
 	cctx, cancel := context.WithTimeout(ctx, timeout+killAfter+r.cfg.StepTimeout)
@@ -168,18 +173,20 @@ func (r *run) fastSession(ctx context.Context, conn transport.Conn, st *instStat
 	res, err := conn.Run(cctx, transport.Command{Cmd: fastCmd, Env: fenv, Become: job.Controls.Become, Stderr: tl, RawStdout: true})
 	close(done)
 	if err != nil && timedOut.Load() {
-		r.commits.put(st.host, commits...)
+		// KILL ended the session before its trap could run.
+		r.cleanup(ctx, conn, st, p.run)
+		r.commits.put(st.exec, commits...)
 		ae := failf(FailureTimeout, true, "script %s timed out after %s (killed)", job.Script, timeout)
 		ae.exit = 124
 		return fastOut{}, ae
 	}
 	if err != nil {
-		r.commits.put(st.host, commits...)
+		r.commits.put(st.exec, commits...)
 		what := "run the checks of " + st.in.JobID
 		if job.Script != "" {
 			what = "run script " + job.Script
 		}
-		return fastOut{}, fmt.Errorf("%s on host %s: %w", what, st.host, err)
+		return fastOut{}, fmt.Errorf("%s on host %s: %w", what, st.exec, err)
 	}
 	frames, perr := parseFrames(res.Stdout)
 	var fo fastOut
@@ -198,13 +205,13 @@ func (r *run) fastSession(ctx context.Context, conn transport.Conn, st *instStat
 		}
 	}
 	if !committed {
-		r.commits.put(st.host, commits...)
+		r.commits.put(st.exec, commits...)
 	}
 	if res.ExitCode != 0 {
-		return fastOut{}, failf(FailureTransport, false, "engine step for %s on host %s exited %d: %s", st.in.ID, st.host, res.ExitCode, lastLine(string(res.Stderr)))
+		return fastOut{}, failf(FailureTransport, false, "engine step for %s on host %s exited %d: %s", st.in.ID, st.exec, res.ExitCode, lastLine(string(res.Stderr)))
 	}
 	if perr != nil {
-		return fastOut{}, failf(FailureTransport, false, "run %s on host %s: %v", st.in.ID, st.host, perr)
+		return fastOut{}, failf(FailureTransport, false, "run %s on host %s: %v", st.in.ID, st.exec, perr)
 	}
 	if fo.noScript {
 		return fastOut{noScript: true}, nil
@@ -214,11 +221,11 @@ func (r *run) fastSession(ctx context.Context, conn transport.Conn, st *instStat
 		return fo, nil
 	}
 	if !ran {
-		return fo, failf(FailureTransport, false, "run %s on host %s: the engine's command stopped before the script ran", st.in.ID, st.host)
+		return fo, failf(FailureTransport, false, "run %s on host %s: the engine's command stopped before the script ran", st.in.ID, st.exec)
 	}
 	fo.results, err = batchResults(frames, items)
 	if err != nil {
-		return fo, failf(FailureTransport, false, "check evidence and artifacts of %s on host %s: %v", st.in.ID, st.host, err)
+		return fo, failf(FailureTransport, false, "check evidence and artifacts of %s on host %s: %v", st.in.ID, st.exec, err)
 	}
 	return fo, nil
 }
@@ -292,5 +299,5 @@ func (r *run) dropPending(ctx context.Context, conn transport.Conn, st *instStat
 	} else {
 		msg += fmt.Sprintf("exited %d: %s", res.ExitCode, lastLine(string(res.Stderr)))
 	}
-	r.em.emit(Event{Type: EventMarkersPending, Instance: st.in.ID, Host: st.host, Message: r.cfg.Redactor.String(msg)})
+	r.em.emit(Event{Type: EventMarkersPending, Instance: st.in.ID, Host: st.exec, Message: r.cfg.Redactor.String(msg)})
 }

@@ -94,28 +94,33 @@ func (r *run) fail(st *instState, attempts int, aerr *attemptError, tl *tail) {
 	if attempts > 1 {
 		what = fmt.Sprintf("failed after %d attempts", attempts)
 	}
-	err := fmt.Errorf("job %s on host %s (instance %s) %s: %w", st.in.JobID, st.host, st.in.ID, what, aerr)
+	err := fmt.Errorf("job %s on host %s (instance %s) %s: %w", st.in.JobID, st.where(), st.in.ID, what, aerr)
 	res.err = redactErr(r.cfg.Redactor, err)
 	res.Reason = res.err.Error()
 	res.LogTail = tl.Lines(r.cfg.Redactor)
 }
 
 // attempt runs one try: probe, satisfied check, ship, inputs, script,
-// verification and commit.
-func (r *run) attempt(st *instState, p instancePaths, env map[string]string, script *jobScript, inputs []inputFile, tl *tail) (attemptOut, *attemptError) {
+// verification and commit. The host is prepared for the run first (its
+// stale run directories removed) on either path. On the step-by-step path
+// the commit removes the run directory; an attempt that fails before it
+// removes it with one more command.
+func (r *run) attempt(st *instState, p instancePaths, env map[string]string, script *jobScript, inputs []inputFile, tl *tail) (out attemptOut, aerr *attemptError) {
 	ctx := r.cmdCtx
 	job := st.in.Job
-	var out attemptOut
-	conn, err := r.conns.get(ctx, st.host, r.cfg.StepTimeout)
+	conn, err := r.conns.get(ctx, st.exec, r.cfg.StepTimeout)
 	if err != nil {
 		return out, classify(err, r.interrupted())
 	}
 	fail := func(err error) *attemptError {
 		ae := classify(err, r.interrupted())
 		if ae.class == FailureConnLost || ae.class == FailureTimeout {
-			r.conns.drop(st.host, conn)
+			r.conns.drop(st.exec, conn)
 		}
 		return ae
+	}
+	if err := r.ensurePrepared(ctx, conn, st.exec, false); err != nil {
+		return out, fail(err)
 	}
 	if r.fastEligible(st) && inputsTravel(inputs) {
 		return r.attemptFast(ctx, conn, st, p, env, inputs, tl, fail)
@@ -125,7 +130,7 @@ func (r *run) attempt(st *instState, p instancePaths, env map[string]string, scr
 		return out, fail(err)
 	}
 	if pr.marker != nil {
-		sat, note, err := r.checkSatisfied(ctx, conn, st, p, env, pr.marker)
+		sat, note, err := r.checkSatisfied(ctx, conn, st, p, env, inputs, pr.marker)
 		if err != nil {
 			return out, fail(err)
 		}
@@ -133,14 +138,24 @@ func (r *run) attempt(st *instState, p instancePaths, env map[string]string, scr
 			return *sat, nil
 		}
 		out.note = "drift: " + note + "; ran again"
+		// The check removed the run directory; make it again.
+		if pr, err = r.probe(ctx, conn, st, env); err != nil {
+			return out, fail(err)
+		}
 	}
+	committed := false
+	defer func() {
+		if !committed {
+			r.cleanup(ctx, conn, st, p.run)
+		}
+	}()
 	if script != nil {
-		shipped, err := r.ships.ensure(ctx, conn, st.host, p.script, script.body, pr.scriptPresent, r.cfg.StateBecome)
+		shipped, err := r.ships.ensure(ctx, conn, st.exec, p.script, script.body, pr.scriptPresent, r.cfg.StateBecome)
 		if err != nil {
 			return out, fail(err)
 		}
 		if shipped {
-			r.em.emit(Event{Type: EventScriptShipped, Instance: st.in.ID, Host: st.host, Message: job.Script + " -> " + p.script})
+			r.em.emit(Event{Type: EventScriptShipped, Instance: st.in.ID, Host: st.exec, Message: job.Script + " -> " + p.script})
 		}
 	}
 	for _, f := range inputs {
@@ -148,7 +163,7 @@ func (r *run) attempt(st *instState, p instancePaths, env map[string]string, scr
 		err := conn.Upload(uctx, transport.File{Path: path.Join(p.in, f.name), Content: f.content, Mode: 0o600})
 		cancel()
 		if err != nil {
-			return out, fail(fmt.Errorf("upload input artifact %s to host %s: %w", f.id, st.host, err))
+			return out, fail(fmt.Errorf("upload input artifact %s to host %s: %w", f.id, st.exec, err))
 		}
 	}
 	if script != nil {
@@ -159,11 +174,11 @@ func (r *run) attempt(st *instState, p instancePaths, env map[string]string, scr
 		res, err := conn.Run(cctx, transport.Command{Cmd: runCmd, Env: renv, Become: job.Controls.Become, Stdout: tl, Stderr: tl})
 		cancel()
 		if err != nil {
-			return out, fail(fmt.Errorf("run script %s on host %s: %w", job.Script, st.host, err))
+			return out, fail(fmt.Errorf("run script %s on host %s: %w", job.Script, st.exec, err))
 		}
 		out.exit = res.ExitCode
 	}
-	v, err := r.verify(ctx, conn, st, env, job.Outputs.Evidence, p.out, job.Controls.Become, out.exit == 0)
+	v, err := r.verify(ctx, conn, st, env, job.Outputs.Evidence, p.out, job.Controls.Become, out.exit == 0, verifyIO{})
 	out.evidence = v.evidence
 	r.emitEvidence(st, v.evidence)
 	if err != nil {
@@ -176,6 +191,7 @@ func (r *run) attempt(st *instState, p instancePaths, env map[string]string, scr
 	if err := r.commit(ctx, conn, st, p, env, m, v.artifacts); err != nil {
 		return out, fail(err)
 	}
+	committed = true
 	out.arts = r.storeArtifacts(st, p, v.artifacts, m.CompletedAt)
 	out.status = StatusDone
 	return out, nil
@@ -231,14 +247,14 @@ func (r *run) probe(ctx context.Context, conn transport.Conn, st *instState, env
 	defer cancel()
 	res, err := conn.Run(sctx, transport.Command{Cmd: probeCmd, Env: env, Become: r.cfg.StateBecome})
 	if err != nil {
-		return probeOut{}, fmt.Errorf("prepare run directory on host %s: %w", st.host, err)
+		return probeOut{}, fmt.Errorf("prepare run directory on host %s: %w", st.exec, err)
 	}
 	if res.ExitCode != 0 {
-		return probeOut{}, failf(FailureTransport, false, "prepare run directory %s on host %s: exited %d: %s", env["CP_RUN_DIR"], st.host, res.ExitCode, lastLine(string(res.Stderr)))
+		return probeOut{}, failf(FailureTransport, false, "prepare run directory %s on host %s: exited %d: %s", env["CP_RUN_DIR"], st.exec, res.ExitCode, lastLine(string(res.Stderr)))
 	}
 	pr, err := parseProbe(res.Stdout)
 	if err != nil {
-		return pr, failf(FailureTransport, false, "prepare run directory on host %s: %v", st.host, err)
+		return pr, failf(FailureTransport, false, "prepare run directory on host %s: %v", st.exec, err)
 	}
 	return pr, nil
 }

@@ -68,7 +68,7 @@ func (r *run) verifyFix(ctx context.Context, st *instState, iv protocol.Interven
 		st.decided = true
 		st.res.Status = StatusFailed
 		st.res.Class = FailureVerification
-		st.res.err = redactErr(r.cfg.Redactor, fmt.Errorf("job %s on host %s (instance %s) manually fixed by %s but verification still fails: %s", st.in.JobID, st.host, st.in.ID, iv.Actor, msg))
+		st.res.err = redactErr(r.cfg.Redactor, fmt.Errorf("job %s on host %s (instance %s) manually fixed by %s but verification still fails: %s", st.in.JobID, st.where(), st.in.ID, iv.Actor, msg))
 		st.res.Reason = st.res.err.Error()
 		r.emitFinished(st)
 		return []string{st.in.ID + ": " + msg}
@@ -90,8 +90,11 @@ func (r *run) verifyFix(ctx context.Context, st *instState, iv protocol.Interven
 		}
 		return fail("verification %s is neither an evidence id nor a job of plan %s", name, r.plan.ID)
 	}
-	conn, err := r.conns.get(r.cmdCtx, st.host, r.cfg.StepTimeout)
+	conn, err := r.conns.get(r.cmdCtx, st.exec, r.cfg.StepTimeout)
 	if err != nil {
+		return fail("%v", err)
+	}
+	if err := r.ensurePrepared(r.cmdCtx, conn, st.exec, false); err != nil {
 		return fail("%v", err)
 	}
 	inputs, _ := r.inputsFor(r.cmdCtx, st) // verification runs without inputs that are not there yet
@@ -103,11 +106,22 @@ func (r *run) verifyFix(ctx context.Context, st *instState, iv protocol.Interven
 	}
 	// An unconfirmed marker may be the failed attempt's own: verify the fix.
 	if m, derr := decodeMarker(pr.marker); pr.marker != nil && derr == nil && !m.Unconfirmed {
-		if sat, _, err := r.checkSatisfied(r.cmdCtx, conn, st, p, env, pr.marker); err == nil && sat != nil {
+		sat, _, err := r.checkSatisfied(r.cmdCtx, conn, st, p, env, inputs, pr.marker)
+		if err == nil && sat != nil {
 			return nil // already done: the scheduler finds it satisfied
 		}
+		// The check removed the run directory; make it again.
+		if _, err := r.probe(r.cmdCtx, conn, st, env); err != nil {
+			return fail("%v", err)
+		}
 	}
-	v, err := r.verify(r.cmdCtx, conn, st, env, evidence, p.out, job.Controls.Become, true)
+	committed := false
+	defer func() {
+		if !committed {
+			r.cleanup(r.cmdCtx, conn, st, p.run)
+		}
+	}()
+	v, err := r.verify(r.cmdCtx, conn, st, env, evidence, p.out, job.Controls.Become, true, verifyIO{inputs: inputs})
 	r.emitEvidence(st, v.evidence)
 	st.res.Evidence = v.evidence
 	if err != nil {
@@ -117,7 +131,7 @@ func (r *run) verifyFix(ctx context.Context, st *instState, iv protocol.Interven
 	failing = append(failing, v.failed...)
 	failing = append(failing, v.problems...)
 	for _, vj := range verifyJobs {
-		vs := &instState{idx: -1, in: vj, host: st.host, hostIdx: st.hostIdx, res: InstanceResult{ID: vj.ID}}
+		vs := &instState{idx: -1, in: vj, host: st.host, exec: st.exec, hostIdx: st.hostIdx, res: InstanceResult{ID: vj.ID}}
 		script, err := r.scriptFor(vs)
 		if err != nil {
 			failing = append(failing, err.Error())
@@ -137,6 +151,7 @@ func (r *run) verifyFix(ctx context.Context, st *instState, iv protocol.Interven
 	if err := r.commit(r.cmdCtx, conn, st, p, env, m, v.artifacts); err != nil {
 		return fail("%v", err)
 	}
+	committed = true
 	st.res.Artifacts = r.storeArtifacts(st, p, v.artifacts, m.CompletedAt)
 	st.decided = true
 	st.res.Status = StatusFixed

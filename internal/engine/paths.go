@@ -23,6 +23,8 @@ func (l layout) marker(key string) string {
 
 func (l layout) keepDir(key string) string { return path.Join(l.root, "artifacts", hashHex(key)) }
 
+func (l layout) runsDir() string { return path.Join(l.root, "run") }
+
 func (l layout) runDir(op, instance string) string {
 	return path.Join(l.root, "run", pathSafe(op), pathSafe(instance))
 }

@@ -40,8 +40,9 @@ func (c *prepCache) slot(host string) *prepSlot {
 	return s
 }
 
-// ensurePrepared prepares the host once per run; again when force is set
-// (a script went missing since).
+// ensurePrepared prepares the host once per run, before any instance's
+// command there; again when force is set (a script went missing since).
+// The first preparation also removes what earlier runs left under run/.
 func (r *run) ensurePrepared(ctx context.Context, conn transport.Conn, host string, force bool) error {
 	s := r.preps.slot(host)
 	s.mu.Lock()
@@ -49,7 +50,7 @@ func (r *run) ensurePrepared(ctx context.Context, conn transport.Conn, host stri
 	if s.done && !force {
 		return nil
 	}
-	if err := r.prepareHost(ctx, conn, host); err != nil {
+	if err := r.prepareHost(ctx, conn, host, !s.done); err != nil {
 		return err
 	}
 	s.done = true
@@ -57,8 +58,10 @@ func (r *run) ensurePrepared(ctx context.Context, conn transport.Conn, host stri
 }
 
 // prepareHost makes the directories of every instance of the run that
-// takes the one-session path on the host and ships their scripts.
-func (r *run) prepareHost(ctx context.Context, conn transport.Conn, host string) error {
+// takes the one-session path on the host and ships their scripts. With
+// stale set it first removes the run directories earlier runs left there
+// (nothing of this run has started on the host yet).
+func (r *run) prepareHost(ctx context.Context, conn transport.Conn, host string, stale bool) error {
 	pub := []string{r.lay.scriptsDir()}
 	priv := []string{r.lay.markersDir()}
 	// Private: the instance's run directory and its inputs, markers and
@@ -66,7 +69,7 @@ func (r *run) prepareHost(ctx context.Context, conn transport.Conn, host string)
 	// the step-by-step path makes them.
 	scripts := map[string]*jobScript{} // host path -> script
 	for _, st := range r.states {
-		if st.host != host || st.in.Job == nil || !r.fastEligible(st) {
+		if st.exec != host || st.in.Job == nil || !r.fastEligible(st) {
 			continue
 		}
 		script, err := r.scriptFor(st)
@@ -89,6 +92,9 @@ func (r *run) prepareHost(ctx context.Context, conn transport.Conn, host string)
 		}
 	}
 	env := map[string]string{"CP_DIRS_PUB": strings.Join(pub, "\n"), "CP_DIRS_PRIV": strings.Join(priv, "\n")}
+	if stale {
+		env["CP_STALE_RUNS"] = r.lay.runsDir()
+	}
 	paths := protocol.SortedKeys(scripts)
 	var checks []string
 	for i, p := range paths {

@@ -54,9 +54,26 @@ while [ "$__cp_i" -lt "${CP_N:-0}" ]; do
 done
 `
 
+// inputsLoop writes the input artifacts (CP_IN_N; CP_INP<i> path,
+// CP_INB<i> content) into the instance's private input directory (mode
+// 700, made so when it is missing).
+const inputsLoop = `__cp_i=0
+while [ "$__cp_i" -lt "${CP_IN_N:-0}" ]; do
+  eval "__cp_p=\${CP_INP$__cp_i}"
+  [ -d "${__cp_p%/*}" ] || (umask 077; mkdir -p "${__cp_p%/*}") || exit 95
+  eval "printf '%s' \"\${CP_INB$__cp_i}\"" >"$__cp_p" || exit 95
+  unset "CP_INP$__cp_i" "CP_INB$__cp_i"
+  __cp_i=$((__cp_i+1))
+done
+`
+
 // batchCmd runs the batch on its own (verification of a marker, of an
-// intervention, or the slow path of a job) in a temporary directory.
-const batchCmd = `__cp_d=$(mktemp -d "${TMPDIR:-/tmp}/cp.XXXXXX") || exit 91
+// intervention, or the slow path of a job) in a temporary directory. The
+// input artifacts its evidence may read are written first (inputsLoop);
+// with CP_DROP_RUN set, the instance's run directory (inputs, outputs,
+// scratch) is removed when it ends, however it ends.
+const batchCmd = `[ -z "${CP_DROP_RUN:-}" ] || trap 'rm -rf "$CP_RUN_DIR"' EXIT
+` + inputsLoop + `__cp_d=$(mktemp -d "${TMPDIR:-/tmp}/cp.XXXXXX") || exit 91
 __cp_t=$__cp_d/x
 __cp_rc=0
 ` + linesFn + batchLoop + `rm -rf "$__cp_d"
@@ -80,8 +97,10 @@ echo "@cp commits $__cp_i 0"
 // flushCmd only writes queued final markers (end of a run).
 const flushCmd = commitsLoop
 
-// prepareCmd runs once per host and run, before the first job there: it
-// makes the directories of every instance the run may start on the host
+// prepareCmd runs once per host and run, before the first job there: with
+// CP_STALE_RUNS set (the run/ directory) it removes what earlier runs left
+// there (a run killed mid-job leaves input artifacts behind; one operation
+// at a time runs on a host, so nothing there is in use); it makes the directories of every instance the run may start on the host
 // (CP_DIRS_PUB and CP_DIRS_PRIV, one path per line; the private ones mode
 // 700, their parents 755 as for the step-by-step path's probe), writes the scripts
 // that are missing (CP_SN; CP_SP<i> path, CP_SB<i> content) and checks
@@ -90,6 +109,7 @@ const flushCmd = commitsLoop
 // or "@cp prepared <written> 1" and the failing check lines.
 const prepareCmd = `__cp_nl='
 '
+[ -z "${CP_STALE_RUNS:-}" ] || rm -rf "$CP_STALE_RUNS" || exit 90
 set -f
 IFS=$__cp_nl
 umask 022
@@ -151,9 +171,16 @@ echo "@cp prepared $__cp_n 0"
 //   - when the script exited 0, the kept artifacts (CP_KN; CP_S<i> ->
 //     CP_D<i>) and the pending marker (CP_PENDING, at <marker>.pending).
 //
+// Whatever way the session ends (the script failed, timed out, or the
+// engine's own step failed), it removes the instance's run directory on
+// its way out: input artifacts, outputs (read and kept by then) and
+// scratch. Only a KILL of the session leaves it, for cleanupCmd or the
+// next run's prepareCmd.
+//
 // The engine judges the evidence and queues the final marker for the next
 // command on the host.
-const fastCmd = commitsLoop + linesFn + `if [ -z "${CP_RERUN:-}" ] && { [ -f "$CP_MARKER" ] || [ -f "$CP_MARKER.pending" ]; }; then
+const fastCmd = commitsLoop + linesFn + `trap 'rm -rf "$CP_RUN_DIR"' EXIT
+if [ -z "${CP_RERUN:-}" ] && { [ -f "$CP_MARKER" ] || [ -f "$CP_MARKER.pending" ]; }; then
   echo "@cp marker 0 0"; [ ! -f "$CP_MARKER" ] || __cp_lines '|' "$CP_MARKER"
   echo "@cp marker 1 0"; [ ! -f "$CP_MARKER.pending" ] || __cp_lines '|' "$CP_MARKER.pending"
   exit 0
@@ -168,14 +195,7 @@ for __cp_f in "$CP_OUTPUT_DIR"/* "$CP_OUTPUT_DIR"/.[!.]* "$CP_OUTPUT_DIR"/..?*; 
   fi
 done
 if [ -n "${CP_SCRIPT:-}" ] && [ ! -f "$CP_SCRIPT" ]; then echo "@cp noscript 0 0"; exit 0; fi
-__cp_i=0
-while [ "$__cp_i" -lt "${CP_IN_N:-0}" ]; do
-  eval "__cp_p=\${CP_INP$__cp_i}"
-  eval "printf '%s' \"\${CP_INB$__cp_i}\"" >"$__cp_p" || exit 95
-  unset "CP_INP$__cp_i" "CP_INB$__cp_i"
-  __cp_i=$((__cp_i+1))
-done
-__cp_rc=0
+` + inputsLoop + `__cp_rc=0
 if [ -n "${CP_SCRIPT:-}" ]; then
   __cp_to=
   trap '__cp_to=1' TERM
@@ -200,7 +220,7 @@ __cp_t=$CP_RUN_DIR/.batch
   while [ "$__cp_i" -lt "${CP_KN:-0}" ]; do
     eval "__cp_s=\${CP_S$__cp_i} __cp_d=\${CP_D$__cp_i}"
     [ -d "${__cp_d%/*}" ] || mkdir -p "${__cp_d%/*}" || exit 96
-    if [ -f "$__cp_s" ]; then cp "$__cp_s" "$__cp_d.tmp" && mv -f "$__cp_d.tmp" "$__cp_d" || exit 96; fi
+    if [ -f "$__cp_s" ]; then cp "$__cp_s" "$__cp_d.tmp" && chmod 600 "$__cp_d.tmp" && mv -f "$__cp_d.tmp" "$__cp_d" || exit 96; fi
     __cp_i=$((__cp_i+1))
   done
   [ -d "$CP_MARKERS_DIR" ] || mkdir -p "$CP_MARKERS_DIR" || exit 97
@@ -209,20 +229,30 @@ __cp_t=$CP_RUN_DIR/.batch
 fi
 `
 
-// commitCmd keeps the produced artifact files (CP_S<i> -> CP_D<i>) and
-// writes the marker from stdin, atomically.
+// commitCmd keeps the produced artifact files (CP_S<i> -> CP_D<i>) in a
+// private directory, writes the marker from stdin, atomically, and
+// removes the instance's run directory: its last command on the host.
 const commitCmd = `set -e
 umask 077
 mkdir -p "$CP_KEEP_DIR" "$CP_MARKERS_DIR"
+chmod 700 "$CP_KEEP_DIR" "$CP_MARKERS_DIR"
 i=0
 while [ "$i" -lt "$CP_N" ]; do
   eval "s=\${CP_S$i} d=\${CP_D$i}"
   cp "$s" "$d.tmp"
+  chmod 600 "$d.tmp"
   mv -f "$d.tmp" "$d"
   i=$((i+1))
 done
 cat >"$CP_MARKER.tmp"
 mv -f "$CP_MARKER.tmp" "$CP_MARKER"
+rm -rf "$CP_RUN_DIR"
+`
+
+// cleanupCmd removes an instance's run directory (CP_RUN_DIR) when no
+// command of its own did: after a failed step-by-step attempt, or a
+// session the timeout killed.
+const cleanupCmd = `rm -rf "$CP_RUN_DIR"
 `
 
 // killCmd signals (CP_SIGNAL: TERM, then KILL; dash's kill takes no "--"

@@ -12,14 +12,24 @@ import (
 type instState struct {
 	idx        int
 	in         *protocol.JobInstance
-	host       string // where it runs ("" for gates)
-	hostIdx    int
+	host       string // the host it is for: CP_HOST ("" for gates)
+	exec       string // the host it runs on: host, or the plan's RunOn
+	hostIdx    int    // index of exec in run.hosts
 	needs      []int
 	dependents []int
 	pending    int  // needs not finished yet
 	decided    bool // status is final for this run
 	queued     bool // handed to the scheduler's queues
 	res        InstanceResult
+}
+
+// where names the host an instance runs on for messages: "master-1", or
+// "master-1 for worker-3" when it runs on another host than its own.
+func (st *instState) where() string {
+	if st.exec == st.host {
+		return st.host
+	}
+	return st.exec + " for " + st.host
 }
 
 // run is one execution of a plan.
@@ -76,13 +86,19 @@ func (r *run) buildStates() error {
 			if err != nil {
 				return err
 			}
-			st.host = h
+			st.host, st.exec = h, h
 			st.res.Host = h
-			hi, ok := hostIdx[h]
+			if in.RunOn != "" {
+				if _, ok := r.plan.Intent.Host(in.RunOn); !ok && len(r.plan.Intent.Hosts) > 0 {
+					return fmt.Errorf("plan %s: instance %s runs on host %q, which is not a host of the intent", r.plan.ID, in.ID, in.RunOn)
+				}
+				st.exec = in.RunOn
+			}
+			hi, ok := hostIdx[st.exec]
 			if !ok {
 				hi = len(r.hosts)
-				hostIdx[h] = hi
-				r.hosts = append(r.hosts, h)
+				hostIdx[st.exec] = hi
+				r.hosts = append(r.hosts, st.exec)
 			}
 			st.hostIdx = hi
 		}

@@ -25,7 +25,7 @@ echo yes >"$HOST_ROOT/joined"`,
 
 func TestShellRunResumeAndSecrets(t *testing.T) {
 	root := t.TempDir()
-	n := &shellNet{root: root}
+	n := &shellNet{root: root, state: filepath.Join(root, "state")}
 	plan := clusterPlan("w1", "w2")
 	for _, h := range plan.Intent.Hosts {
 		if err := os.MkdirAll(n.hostRoot(h.Name), 0o755); err != nil {
@@ -54,8 +54,6 @@ func TestShellRunResumeAndSecrets(t *testing.T) {
 		return New(Config{Dialer: n, Scripts: scripts, Parallelism: 3, PerHost: 2, Clock: fixedClock(),
 			Sinks: []Sink{rec, NewJournal(&journal)}, StateDir: filepath.Join(root, "state")})
 	}
-	// The hosts share one StateDir here; markers and run directories are
-	// keyed by host-bearing keys and instance ids, so they do not collide.
 	res := mustRun(t, newEngine(), plan, RunInput{OperationID: "op-sh"})
 	if res.Operation.Status != protocol.StatusCompleted {
 		t.Fatalf("got: %s want: Completed\n%s%v", res.Operation.Status, statuses(res), res.Err())

@@ -73,19 +73,36 @@ func (vp verifyPlan) items() []batchItem {
 	return items
 }
 
+// verifyIO says what a verification brings to the host and leaves there.
+type verifyIO struct {
+	// inputs are written before the checks, for evidence that reads them.
+	inputs []inputFile
+	// drop removes the instance's run directory when the checks end: the
+	// verification is the instance's last command (a satisfied marker),
+	// or its caller makes the directory again.
+	drop bool
+}
+
 // verify runs, on the instance's host, the collect commands (when collect),
 // the evidence checks and the reads of the declared artifacts from artDir,
 // batched into at most two commands (with and without sudo).
 func (r *run) verify(ctx context.Context, conn transport.Conn, st *instState, env map[string]string,
-	evidence []protocol.Evidence, artDir string, artBecome, collect bool) (verifyOut, error) {
+	evidence []protocol.Evidence, artDir string, artBecome, collect bool, io verifyIO) (verifyOut, error) {
 	vp, err := r.planVerify(st, evidence, artDir, artBecome, collect)
 	if err != nil {
 		return verifyOut{}, err
 	}
 	if len(vp.entries) == 0 {
+		if io.drop {
+			r.cleanup(ctx, conn, st, env["CP_RUN_DIR"])
+		}
 		return verifyOut{}, nil
 	}
 	results := make([]batchOut, len(vp.entries))
+	last := false // the batch that runs last: with sudo when any entry needs it
+	for _, e := range vp.entries {
+		last = last || e.become
+	}
 	for _, become := range []bool{false, true} {
 		var items []batchItem
 		var idx []int
@@ -100,18 +117,24 @@ func (r *run) verify(ctx context.Context, conn transport.Conn, st *instState, en
 		}
 		benv := maps.Clone(env)
 		batchEnv(benv, items)
+		if inputsTravel(io.inputs) {
+			inputsEnv(benv, env["CP_INPUT_DIR"], io.inputs)
+		}
+		if io.drop && become == last {
+			benv["CP_DROP_RUN"] = "1"
+		}
 		sctx, cancel := context.WithTimeout(ctx, r.cfg.StepTimeout)
 		res, err := conn.Run(sctx, transport.Command{Cmd: batchCmd, Env: benv, Become: become, RawStdout: true})
 		cancel()
 		if err != nil {
-			return verifyOut{}, fmt.Errorf("check evidence and artifacts on host %s: %w", st.host, err)
+			return verifyOut{}, fmt.Errorf("check evidence and artifacts on host %s: %w", st.exec, err)
 		}
 		if res.ExitCode != 0 {
-			return verifyOut{}, failf(FailureTransport, false, "check evidence and artifacts on host %s: exited %d: %s", st.host, res.ExitCode, lastLine(string(res.Stderr)))
+			return verifyOut{}, failf(FailureTransport, false, "check evidence and artifacts on host %s: exited %d: %s", st.exec, res.ExitCode, lastLine(string(res.Stderr)))
 		}
 		outs, err := parseBatch(res.Stdout, items)
 		if err != nil {
-			return verifyOut{}, failf(FailureTransport, false, "check evidence and artifacts on host %s: %v", st.host, err)
+			return verifyOut{}, failf(FailureTransport, false, "check evidence and artifacts on host %s: %v", st.exec, err)
 		}
 		for k, i := range idx {
 			results[i] = outs[k]
