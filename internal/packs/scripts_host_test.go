@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
 
@@ -167,16 +169,25 @@ func (h *scriptHost) run(script string, env map[string]string, rewrite ...string
 	return res
 }
 
-// packEnv is the CP_PARAM_ environment of a builtin pack's defaults, with
-// set on top (parameter names, not variable names).
+// packEnv is the CP_PARAM_ environment of a builtin pack's parameter
+// defaults (read from its pack.yaml alone, so that a problem elsewhere in
+// the catalog does not hide a script's), with set on top (parameter names,
+// not variable names).
 func packEnv(t *testing.T, pack string, set map[string]string) map[string]string {
 	t.Helper()
-	p, err := builtin(t).Get(pack, "~>1.0")
-	if err != nil {
-		t.Fatal(err)
+	var doc struct {
+		Pack struct {
+			Parameters map[string]protocol.ParamSpec `yaml:"parameters"`
+		} `yaml:"scenario_pack"`
+	}
+	if err := yaml.Unmarshal([]byte(readFile(t, filepath.Join("builtin", pack, "pack.yaml"))), &doc); err != nil {
+		t.Fatalf("%s/pack.yaml: %v", pack, err)
+	}
+	if len(doc.Pack.Parameters) == 0 {
+		t.Fatalf("%s/pack.yaml declares no parameters", pack)
 	}
 	env := map[string]string{}
-	for name, spec := range p.Parameters {
+	for name, spec := range doc.Pack.Parameters {
 		if spec.Default != "" {
 			env[protocol.EnvParamPrefix+protocol.EnvName(name)] = spec.Default
 		}
