@@ -6,6 +6,7 @@ import (
 	"context"
 	"flag"
 	"log"
+	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
@@ -21,6 +22,9 @@ var version = "dev"
 var address = "intentops.dev/intentops/cp"
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "pack" {
+		os.Exit(packMain(os.Args[2:]))
+	}
 	var debug bool
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()
