@@ -81,7 +81,7 @@ func addNodeFixture(t testing.TB, tokenExpiry time.Time) fixture {
 	state := planner.State{
 		Capabilities: []protocol.Capability{{Key: "kubernetes.api"}, {Key: "kubernetes.network.ready"}, {Key: "wireguard.mesh"}},
 		Artifacts: []protocol.Artifact{sec("kubeadm.join_token", tokenExpiry), sec("kubeconfig.admin", time.Time{}),
-			sec("wireguard.mesh_secret", time.Time{}), sec("kubeadm.ca_cert_hash", time.Time{})},
+			sec("kubeadm.ca_cert_hash", time.Time{})},
 	}
 	return buildFixture(t, planner.Input{PlanID: "op-483", Intent: in, Pack: k, Now: testNow, State: state})
 }

@@ -56,16 +56,22 @@ func (s *sim) wg(args []string) int {
 			s.printf("%s\n", port)
 			return 0
 		}
+		if p.arg(0) == "show" && p.arg(2) == "peers" {
+			for _, k := range confValues(string(b), "PublicKey") {
+				s.printf("%s\n", k)
+			}
+			return 0
+		}
+		if p.arg(0) == "show" && p.arg(2) != "" {
+			return s.fail(1, "cp-hostsim wg: show %s %s is not simulated (listen-port, peers)", iface, p.arg(2))
+		}
 		if p.arg(0) == "showconf" {
 			s.printf("%s", b)
 			return 0
 		}
 		s.printf("interface: %s\n", iface)
-		for _, line := range strings.Split(string(b), "\n") {
-			k, v, ok := strings.Cut(line, "=")
-			if ok && strings.TrimSpace(k) == "PublicKey" {
-				s.printf("\npeer: %s\n", strings.TrimSpace(v))
-			}
+		for _, k := range confValues(string(b), "PublicKey") {
+			s.printf("\npeer: %s\n", k)
 		}
 		return 0
 	}
@@ -116,4 +122,15 @@ func (s *sim) wgQuick(args []string) int {
 		return 0
 	}
 	return s.fail(1, "%s", fmt.Sprintf("cp-hostsim wg-quick: %q is not simulated (up, down, strip)", p.arg(0)))
+}
+
+// confValues lists the values of key in a wg-quick configuration, in order.
+func confValues(conf, key string) []string {
+	var out []string
+	for _, line := range strings.Split(conf, "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok && strings.TrimSpace(k) == key {
+			out = append(out, strings.TrimSpace(v))
+		}
+	}
+	return out
 }

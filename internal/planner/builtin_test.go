@@ -33,7 +33,6 @@ func builtinAddNodeState(tokenExpiry time.Time) State {
 		Artifacts: []protocol.Artifact{
 			sec("kubeadm.join_token", "master-1", tokenExpiry),
 			sec("kubeconfig.admin", "master-1", time.Time{}),
-			sec("wireguard.mesh_secret", "master-1", time.Time{}),
 			sec("kubeadm.ca_cert_hash", "master-1", time.Time{}),
 		},
 	}

@@ -32,7 +32,6 @@ data "cp_plan" "add_worker" {
   state_capabilities = ["kubernetes.api"]
   state_artifacts = [
     { id = "kubeconfig.admin" },
-    { id = "wireguard.mesh_secret" },
     { id = "kubeadm.join_token", expires_at = "2026-01-01T00:00:00Z" },
   ]
 }
