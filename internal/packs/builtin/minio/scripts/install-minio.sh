@@ -1,8 +1,29 @@
 #!/usr/bin/env bash
 # Installs MinIO (standalone) with Helm. Root credentials and the KMS key
 # for automatic SSE-S3 encryption are generated once into Secrets and
-# reused on every later run.
+# reused on every later run. The credentials artifact says where the root
+# credentials live (S3_ADMIN_NAMESPACE, S3_ADMIN_SECRET with keys rootUser
+# and rootPassword) and that the MinIO admin API is there
+# (S3_ADMIN_API=minio): consumers that can, such as Tempo, create their own
+# user limited to their bucket from a Job in this namespace and never
+# store these credentials. Every value rendered into the Helm values is
+# checked first against a pattern with no quote, backslash or newline.
 set -euo pipefail
+
+fail() { echo "install-minio on ${CP_HOST:-?}: $*" >&2; exit 1; }
+# refuse NAME VALUE FORM fails quoting at most 200 characters of VALUE.
+refuse() { local v=${2:0:200}; fail "$1 \"${v//[[:cntrl:]]/?}\" is not $3"; }
+# check NAME VALUE REGEX FORM refuses VALUE unless it matches REGEX.
+check() { [[ $2 =~ $3 ]] || refuse "$1" "$2" "$4"; }
+
+label_re='^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$'
+check namespace "${CP_PARAM_NAMESPACE:-}" "$label_re" "a DNS label such as minio"
+check release_name "${CP_PARAM_RELEASE_NAME:-}" '^[a-z0-9]([a-z0-9-]{0,51}[a-z0-9])?$' "a DNS label of at most 53 characters such as minio"
+check chart_version "${CP_PARAM_CHART_VERSION:-}" '^v?[0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9}(-[0-9A-Za-z.-]{1,64})?$' \
+  "a chart version such as 5.3.0"
+check region "${CP_PARAM_REGION:-}" '^[a-z0-9-]{1,32}$' "an S3 region such as us-east-1"
+check storage_size "${CP_PARAM_STORAGE_SIZE:-}" '^[0-9]{1,12}(\.[0-9]{1,6})?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$' \
+  "a Kubernetes quantity such as 500Gi"
 
 kc=(--kubeconfig "$CP_ARTIFACT_KUBECONFIG_ADMIN")
 ns=$CP_PARAM_NAMESPACE
@@ -43,6 +64,9 @@ helm upgrade --install "$release" minio --repo https://charts.min.io/ --version 
 
 user=$(kubectl "${kc[@]}" -n "$ns" get secret minio-root -o jsonpath='{.data.rootUser}' | base64 -d)
 pass=$(kubectl "${kc[@]}" -n "$ns" get secret minio-root -o jsonpath='{.data.rootPassword}' | base64 -d)
-printf 'AWS_ACCESS_KEY_ID=%s\nAWS_SECRET_ACCESS_KEY=%s\n' "$user" "$pass" >"$CP_OUTPUT_DIR/object_storage.s3.credentials"
+{
+  printf 'AWS_ACCESS_KEY_ID=%s\nAWS_SECRET_ACCESS_KEY=%s\n' "$user" "$pass"
+  printf 'S3_ADMIN_API=minio\nS3_ADMIN_NAMESPACE=%s\nS3_ADMIN_SECRET=minio-root\n' "$ns"
+} >"$CP_OUTPUT_DIR/object_storage.s3.credentials"
 echo "http://$release.$ns.svc:9000" >"$CP_OUTPUT_DIR/object_storage.s3.endpoint"
 echo "install-minio: release $release ready at http://$release.$ns.svc:9000"

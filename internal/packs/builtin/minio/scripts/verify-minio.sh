@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Writes an object, reads it back and checks that it is stored encrypted,
-# from a MinIO client Job inside the cluster. Every value put into the Job
+# from a MinIO client Job inside the cluster. mc reaches MinIO through
+# MC_HOST_s3, which Kubernetes composes from the root Secret's keys, so no
+# credential is on its command line. Every value put into the Job
 # manifest is checked first against a pattern with no quote, backslash,
 # space or newline, so it stays one double-quoted YAML scalar.
 set -euo pipefail
@@ -39,16 +41,15 @@ spec:
         - name: mc
           image: "$CP_PARAM_MC_IMAGE"
           env:
-            - {name: ENDPOINT, value: "http://$CP_PARAM_RELEASE_NAME.$ns.svc:9000"}
-            - {name: BUCKET, value: "$CP_PARAM_BUCKET"}
             - name: ROOT_USER
               valueFrom: {secretKeyRef: {name: minio-root, key: rootUser}}
             - name: ROOT_PASSWORD
               valueFrom: {secretKeyRef: {name: minio-root, key: rootPassword}}
+            - {name: MC_HOST_s3, value: "http://\$(ROOT_USER):\$(ROOT_PASSWORD)@$CP_PARAM_RELEASE_NAME.$ns.svc:9000"}
+            - {name: BUCKET, value: "$CP_PARAM_BUCKET"}
           command: ["/bin/sh", "-c"]
           args:
             - >-
-              mc alias set s3 "\$ENDPOINT" "\$ROOT_USER" "\$ROOT_PASSWORD" &&
               echo cp-verify | mc pipe "s3/\$BUCKET/.cp-verify" &&
               [ "\$(mc cat "s3/\$BUCKET/.cp-verify")" = cp-verify ] &&
               mc stat "s3/\$BUCKET/.cp-verify" | grep -qi encrypt &&
