@@ -29,6 +29,7 @@ var invalidCases = map[string]string{
 	"job-param-missing-type":        `jobs/prepare.yaml:9: inputs.parameters.colour.type: missing; declare one of bool, cidr`,
 	"job-param-narrows-untyped":     `jobs/prepare.yaml:8: inputs.parameters.greeting: narrows the pack's spec without a type of its own; declare type: string`,
 	"job-param-type-differs":        `jobs/prepare.yaml:8: inputs.parameters.greeting.type: type dns_label differs from string of pack.yaml parameters.greeting`,
+	"param-bad-item-type":           `pack.yaml:11: parameters.greeting.items.type: unknown type "colour"`,
 	"param-bad-pattern":             `pack.yaml:10: parameters.greeting.pattern: error parsing regexp: missing closing ): ` + "`(hel`",
 	"param-default-not-of-type":     `pack.yaml:10: parameters.greeting.default: "hello" is not a whole number`,
 	"param-missing-type":            `pack.yaml:8: parameters.greeting.type: missing; declare one of`,

@@ -139,6 +139,7 @@ CASES = {
                                       ("jobs/prepare.yaml", "      greeting: {}\n", "      greeting: {default: Hello World}\n")],
     "stage-before-provider": [("templates/install.yaml", "    - id: prepare\n      title: Prepare\n      jobs: [prepare]\n    - id: apply\n      title: Apply\n      jobs: [apply]\n",
                                                          "    - id: apply\n      title: Apply\n      jobs: [apply]\n    - id: prepare\n      title: Prepare\n      jobs: [prepare]\n")],
+    "param-bad-item-type": [("pack.yaml", "      type: string\n      default: hello\n", "      type: list\n      items:\n        type: colour\n      default: hello\n")],
     "attribute-unknown-param": [("jobs/prepare.yaml", "{key: demo.prepared, scope: node}", "{key: demo.prepared, scope: node, attributes: {region: \"{region}\"}}")],
 }
 
