@@ -17,6 +17,10 @@ type Node struct {
 	ControlPlane   bool
 	Ready          bool
 	KubeletVersion string
+	// Labels are the node's labels; Taints its taints as
+	// key[=value]:Effect, in the API server's order.
+	Labels map[string]string
+	Taints []string
 }
 
 // nodesCommand reads the node list with the admin kubeconfig on a master.
@@ -50,6 +54,13 @@ func parseNodes(b []byte) ([]Node, error) {
 				Name   string            `json:"name"`
 				Labels map[string]string `json:"labels"`
 			} `json:"metadata"`
+			Spec struct {
+				Taints []struct {
+					Key    string `json:"key"`
+					Value  string `json:"value"`
+					Effect string `json:"effect"`
+				} `json:"taints"`
+			} `json:"spec"`
 			Status struct {
 				Conditions []struct {
 					Type   string `json:"type"`
@@ -70,7 +81,14 @@ func parseNodes(b []byte) ([]Node, error) {
 	}
 	var out []Node
 	for _, it := range list.Items {
-		n := Node{Name: it.Metadata.Name, KubeletVersion: it.Status.NodeInfo.KubeletVersion}
+		n := Node{Name: it.Metadata.Name, KubeletVersion: it.Status.NodeInfo.KubeletVersion, Labels: it.Metadata.Labels}
+		for _, t := range it.Spec.Taints {
+			kv := t.Key
+			if t.Value != "" {
+				kv += "=" + t.Value
+			}
+			n.Taints = append(n.Taints, kv+":"+t.Effect)
+		}
 		_, n.ControlPlane = it.Metadata.Labels["node-role.kubernetes.io/control-plane"]
 		for _, c := range it.Status.Conditions {
 			if c.Type == "Ready" {

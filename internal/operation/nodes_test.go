@@ -17,3 +17,22 @@ func TestParseNodes(t *testing.T) {
 		t.Fatal("got: nil error want: parse error")
 	}
 }
+
+// Refresh compares labels and taints with the configuration: they are read
+// from the same node list, taints as key[=value]:Effect.
+func TestParseNodesLabelsAndTaints(t *testing.T) {
+	js := `{"items":[{"metadata":{"name":"worker-1","labels":{"tier":"app","kubernetes.io/hostname":"worker-1"}},
+ "spec":{"taints":[{"key":"dedicated","value":"db","effect":"NoSchedule"},{"key":"gpu","effect":"NoExecute"}]},
+ "status":{"conditions":[{"type":"Ready","status":"True"}]}}]}`
+	nodes, err := parseNodes([]byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := nodes[0]
+	if n.Labels["tier"] != "app" || n.Labels["kubernetes.io/hostname"] != "worker-1" || len(n.Labels) != 2 {
+		t.Errorf("labels = %v", n.Labels)
+	}
+	if len(n.Taints) != 2 || n.Taints[0] != "dedicated=db:NoSchedule" || n.Taints[1] != "gpu:NoExecute" {
+		t.Errorf("taints = %q, want [dedicated=db:NoSchedule gpu:NoExecute]", n.Taints)
+	}
+}

@@ -25,7 +25,7 @@ func builtin(t *testing.T) *Catalog {
 func TestBuiltinPacks(t *testing.T) {
 	cat := builtin(t)
 	want := map[string][]string{
-		"kubernetes": {"add_node", "create", "delete", "remove_node", "upgrade"},
+		"kubernetes": {"add_node", "create", "delete", "relabel", "remove_node", "upgrade"},
 		"minio":      {"install"},
 		"postgresql": {"install"},
 		"tempo":      {"install", "uninstall", "upgrade"},
@@ -83,7 +83,8 @@ func TestBuiltinJobContracts(t *testing.T) {
 				t.Errorf("%s: provides nothing", where)
 			}
 			for _, name := range protocol.SortedKeys(j.Inputs.Parameters) {
-				if _, ok := p.Parameters[name]; !ok && j.Inputs.Parameters[name].Default == "" {
+				spec := j.Inputs.Parameters[name]
+				if _, ok := p.Parameters[name]; !ok && spec.Default == "" && !spec.Required {
 					t.Errorf("%s: parameter %s not declared by the pack", where, name)
 				}
 			}

@@ -4,11 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 
 	"github.com/intentops/terraform-provider-cp/internal/operation"
 	"github.com/intentops/terraform-provider-cp/internal/planner"
@@ -36,16 +38,22 @@ func opID(name, action string, parts ...string) string {
 }
 
 // clusterOps decides what apply will do: create when there is no state;
-// otherwise remove_node for removed workers, add_node for added ones and
-// upgrade for a version change, in that order. Nothing to do gives no ops.
+// otherwise remove_node for removed workers, add_node for added ones,
+// relabel for label and taint changes of nodes that stay (masters and
+// workers) and upgrade for a version change, in that order. Nothing to do
+// gives no ops.
 func (r *KubernetesClusterResource) clusterOps(plan *clusterModel, state *clusterModel, now time.Time, diags *diag.Diagnostics) []intentOp {
 	hosts, access := clusterHosts(plan, r.data, diags)
+	if _, set := plan.Parameters[relabelParam]; set {
+		addAttrError(diags, path.Root("parameters").AtMapKey(relabelParam), "Parameter set by the provider",
+			relabelParam+" is computed from the nodes' labels and taints; remove it from parameters and change labels or taints instead.")
+	}
 	if diags.HasError() {
 		return nil
 	}
 	c := r.composer(plan, now, diags)
 	if state == nil {
-		c.compose("create", nil, hosts, access, planner.State{}, hostNames(hosts, "")...)
+		c.compose("create", nil, hosts, access, planner.State{}, nil, hostNames(hosts, "")...)
 		return c.ops
 	}
 	st := stateFromModel(state)
@@ -55,13 +63,18 @@ func (r *KubernetesClusterResource) clusterOps(plan *clusterModel, state *cluste
 	if len(removed) > 0 {
 		// The removed hosts are only in the old state: plan over the union.
 		union, unionAccess := unionHosts(oldHosts, oldAccess, hosts, access)
-		c.compose("remove_node", removed, union, unionAccess, st, removed...)
+		c.compose("remove_node", removed, union, unionAccess, st, nil, removed...)
 	}
 	if len(added) > 0 {
-		c.compose("add_node", added, hosts, access, st, added...)
+		c.compose("add_node", added, hosts, access, st, nil, added...)
+	}
+	if targets, changes := nodeChanges(oldHosts, hosts); len(changes) > 0 {
+		// Only the first master runs kubectl; no kubeconfig goes to the
+		// relabelled nodes.
+		c.compose("relabel", targets, hosts, access, st, map[string]string{relabelParam: strings.Join(changes, ",")}, changes...)
 	}
 	if v := strOr(plan.KubernetesVersion, ""); v != strOr(state.KubernetesVersion, "") {
-		c.compose("upgrade", nil, hosts, access, st, v)
+		c.compose("upgrade", nil, hosts, access, st, nil, v)
 	}
 	return c.ops
 }
@@ -73,7 +86,7 @@ func (r *KubernetesClusterResource) composeAction(m *clusterModel, action string
 		return nil
 	}
 	c := r.composer(m, r.now(), diags)
-	c.compose(action, targets, hosts, access, stateFromModel(m), targets...)
+	c.compose(action, targets, hosts, access, stateFromModel(m), nil, targets...)
 	return c.ops
 }
 
@@ -101,9 +114,19 @@ func (r *KubernetesClusterResource) composer(m *clusterModel, now time.Time, dia
 	return &composer{base: base, intent: intent, pack: pack, name: strOr(m.Name, ""), diags: diags}
 }
 
-func (c *composer) compose(action string, targets []string, hosts []protocol.Host, access []operation.HostAccess, st planner.State, parts ...string) {
+// relabelParam is the relabel action's parameter holding the changes.
+const relabelParam = "node_changes"
+
+// compose plans one action; params are set over the cluster's parameters
+// for this action only.
+func (c *composer) compose(action string, targets []string, hosts []protocol.Host, access []operation.HostAccess, st planner.State, params map[string]string, parts ...string) {
 	req := c.base
 	req.Intent = c.intent
+	if len(params) > 0 {
+		req.Intent.Parameters = make(map[string]string, len(c.intent.Parameters)+len(params))
+		maps.Copy(req.Intent.Parameters, c.intent.Parameters)
+		maps.Copy(req.Intent.Parameters, params)
+	}
 	req.Intent.Action = action
 	req.Intent.Targets = targets
 	req.Intent.Hosts = hosts

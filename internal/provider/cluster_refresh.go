@@ -15,16 +15,22 @@ import (
 
 // refreshHealth asks the API server for the nodes through the first
 // reachable master. Workers no longer registered are dropped from state so
-// the next plan shows them as drift (add_node); an unreachable cluster is a
-// warning, not an error, and leaves the state as it was.
+// the next plan shows them as drift (add_node); labels and taints the
+// configuration sets that differ on the API server are recorded as the API
+// server has them, so the next plan shows the change to apply (relabel).
+// An unreachable cluster is a warning, not an error, and leaves the state
+// as it was.
 func (r *KubernetesClusterResource) refreshHealth(ctx context.Context, m *clusterModel, diags *diag.Diagnostics) {
 	r.observeNodes(ctx, m, true, diags)
 }
 
 // observeNodes records each node's Ready condition as the API server
-// reports it. With dropMissing, workers the API server does not know are
-// removed from m (drift); after an apply they are kept and shown not Ready.
-func (r *KubernetesClusterResource) observeNodes(ctx context.Context, m *clusterModel, dropMissing bool, diags *diag.Diagnostics) {
+// reports it, from one node list read through one master. With refresh,
+// workers the API server does not know are removed from m and the
+// managed labels and taints of the others are read back (drift); after an
+// apply (refresh false) the state keeps what was applied and missing
+// workers are shown not Ready.
+func (r *KubernetesClusterResource) observeNodes(ctx context.Context, m *clusterModel, refresh bool, diags *diag.Diagnostics) {
 	var local diag.Diagnostics
 	_, access := clusterHosts(m, r.data, &local)
 	if local.HasError() {
@@ -56,26 +62,46 @@ func (r *KubernetesClusterResource) observeNodes(ctx context.Context, m *cluster
 		byName[n.Name] = n
 	}
 	var elems []attr.Value
-	for _, n := range m.Masters {
+	for i, n := range m.Masters {
 		got, ok := byName[n.Name.ValueString()]
+		if ok && refresh {
+			m.Masters[i] = observeLabels(n, got, path.Root("masters").AtListIndex(i), diags)
+		}
 		elems = append(elems, nodeObject(n.Name.ValueString(), protocol.RoleMaster, ok && got.Ready))
 	}
 	var kept []nodeModel
-	for _, n := range m.Workers {
+	for i, n := range m.Workers {
 		got, ok := byName[n.Name.ValueString()]
-		if !ok && dropMissing {
+		if !ok && refresh {
 			diags.AddAttributeWarning(path.Root("workers"), "Worker not registered",
 				fmt.Sprintf("worker %s is not registered with the API server; the next plan adds it again (add_node).", n.Name.ValueString()))
 			continue
 		}
+		if refresh {
+			n = observeLabels(n, got, path.Root("workers").AtListIndex(i), diags)
+		}
 		kept = append(kept, n)
 		elems = append(elems, nodeObject(n.Name.ValueString(), protocol.RoleWorker, got.Ready))
 	}
-	if dropMissing {
+	if refresh {
 		m.Workers = kept
 	}
 	m.Nodes = types.ListValueMust(clusterNodeType, elems)
 	m.Health = types.StringValue(healthOf(m.Nodes))
+}
+
+// observeLabels returns n with the labels and taints it sets as the API
+// server has them, and warns when they differ.
+func observeLabels(n nodeModel, got operation.Node, at path.Path, diags *diag.Diagnostics) nodeModel {
+	labels, ld := observedLabels(n.Labels, got.Labels)
+	taints, td := observedTaints(n.Taints, got.Taints)
+	if !ld && !td {
+		return n
+	}
+	n.Labels, n.Taints = labels, taints
+	diags.AddAttributeWarning(at, "Node labels or taints changed outside Terraform",
+		fmt.Sprintf("node %s has labels or taints on the API server that differ from the configuration; the state records what the API server has, and the next plan applies the configuration (relabel).", n.Name.ValueString()))
+	return n
 }
 
 func nodeObject(name, role string, ready bool) attr.Value {
