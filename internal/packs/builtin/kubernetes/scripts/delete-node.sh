@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Deletes this host's node object from the cluster.
+# Deletes the node object CP_HOST from the cluster. Runs on the first
+# master (scope.run_on), so the admin kubeconfig never reaches the node.
 set -euo pipefail
 
 fail() { echo "delete-node on ${CP_HOST:-?}: $*" >&2; exit 1; }

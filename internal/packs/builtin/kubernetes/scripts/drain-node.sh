@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Cordons and drains this host's node; a node that no longer exists has
-# nothing to drain.
+# Cordons and drains the node CP_HOST; a node that no longer exists has
+# nothing to drain. Runs on the first master (scope.run_on), so the admin
+# kubeconfig never reaches the node.
 set -euo pipefail
 
 fail() { echo "drain-node on ${CP_HOST:-?}: $*" >&2; exit 1; }

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Upgrades one worker to kubernetes_version: kubeadm, `kubeadm upgrade node`,
-# then kubelet and kubectl with the node drained.
+# then kubelet and kubectl, and waits for the node to be Ready again.
+# drain-node-for-upgrade has drained it and uncordon-node brings it back,
+# both on the first master: this script talks to the API only with the
+# node's own credentials (/etc/kubernetes/kubelet.conf).
 set -euo pipefail
 
 fail() { echo "upgrade-node on ${CP_HOST:-?}: $*" >&2; exit 1; }
@@ -14,11 +17,10 @@ version="${CP_PARAM_KUBERNETES_VERSION:-}"
 version=${version#v}
 check kubernetes_version "$version" '^1\.[0-9]{1,3}\.[0-9]{1,3}$' "a version such as 1.31.2"
 check host "${CP_HOST:-}" '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' "a Kubernetes node name"
-check drain_timeout "${CP_PARAM_DRAIN_TIMEOUT:-}" '^([0-9]{1,9}(\.[0-9]{1,9})?(ns|us|ms|s|m|h)){1,7}$' "a duration such as 5m or 1h30m"
 check node_ready_timeout "${CP_PARAM_NODE_READY_TIMEOUT:-}" '^([0-9]{1,9}(\.[0-9]{1,9})?(ns|us|ms|s|m|h)){1,7}$' "a duration such as 5m or 1h30m"
 
 export DEBIAN_FRONTEND=noninteractive
-kc=(--kubeconfig "$CP_ARTIFACT_KUBECONFIG_ADMIN")
+kc=(--kubeconfig /etc/kubernetes/kubelet.conf)
 kubelet_version() { kubectl "${kc[@]}" get node "$CP_HOST" -o jsonpath='{.status.nodeInfo.kubeletVersion}'; }
 if [[ "$(kubelet_version)" == "v$version" ]]; then
   echo "upgrade-node: $CP_HOST already runs v$version"
@@ -35,11 +37,9 @@ fi
 apt-get update
 apt-get install -y --allow-change-held-packages "kubeadm=$version-*"
 kubeadm upgrade node
-kubectl "${kc[@]}" drain "$CP_HOST" --ignore-daemonsets --delete-emptydir-data --timeout="$CP_PARAM_DRAIN_TIMEOUT"
 apt-get install -y --allow-change-held-packages "kubelet=$version-*" "kubectl=$version-*"
 apt-mark hold kubeadm kubelet kubectl
 systemctl daemon-reload
 systemctl restart kubelet
-kubectl "${kc[@]}" uncordon "$CP_HOST"
 kubectl "${kc[@]}" wait --for=condition=Ready "node/$CP_HOST" --timeout="$CP_PARAM_NODE_READY_TIMEOUT"
 echo "upgrade-node: $CP_HOST runs $(kubelet_version)"

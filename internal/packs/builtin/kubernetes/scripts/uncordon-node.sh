@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Uncordons the worker CP_HOST after upgrade-node and waits for it to be
+# Ready. It refuses while the node's kubelet does not report
+# kubernetes_version. Runs on the first master (scope.run_on), so the
+# admin kubeconfig never reaches the worker.
+set -euo pipefail
+
+fail() { echo "uncordon-node on ${CP_HOST:-?}: $*" >&2; exit 1; }
+# refuse NAME VALUE FORM fails quoting at most 200 characters of VALUE.
+refuse() { local v=${2:0:200}; fail "$1 \"${v//[[:cntrl:]]/?}\" is not $3"; }
+# check NAME VALUE REGEX FORM refuses VALUE unless it matches REGEX: every
+# value is checked here before any use, whatever the pack declares.
+check() { [[ $2 =~ $3 ]] || refuse "$1" "$2" "$4"; }
+
+version="${CP_PARAM_KUBERNETES_VERSION:-}"
+version=${version#v}
+check kubernetes_version "$version" '^1\.[0-9]{1,3}\.[0-9]{1,3}$' "a version such as 1.31.2"
+check host "${CP_HOST:-}" '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' "a Kubernetes node name"
+check node_ready_timeout "${CP_PARAM_NODE_READY_TIMEOUT:-}" '^([0-9]{1,9}(\.[0-9]{1,9})?(ns|us|ms|s|m|h)){1,7}$' "a duration such as 5m or 1h30m"
+
+kc=(--kubeconfig "$CP_ARTIFACT_KUBECONFIG_ADMIN")
+have="$(kubectl "${kc[@]}" get node "$CP_HOST" -o jsonpath='{.status.nodeInfo.kubeletVersion}')"
+[[ "$have" == "v$version" ]] || fail "the kubelet reports ${have:0:200}, not v$version; left cordoned"
+kubectl "${kc[@]}" uncordon "$CP_HOST"
+kubectl "${kc[@]}" wait --for=condition=Ready "node/$CP_HOST" --timeout="$CP_PARAM_NODE_READY_TIMEOUT"
+echo "uncordon-node: $CP_HOST schedulable and Ready on v$version"
