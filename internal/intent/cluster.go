@@ -61,16 +61,19 @@ func CheckCluster(c ClusterInput, pack *protocol.ScenarioPack) Problems {
 				"%s is outside the versions the %s pack installs (%s); pick a version in that range.", paramtype.Quote(v), packRef(pack), spec.Versions)
 		}
 	}
-	pod := checkNet(&ps, Root("pod_cidr"), c.PodCIDR, 8, NodeCIDRMaskSize,
-		fmt.Sprintf("the pod network must hold at least one /%d per node", NodeCIDRMaskSize))
-	svc := checkNet(&ps, Root("service_cidr"), c.ServiceCIDR, MinServicePrefix, MaxServicePrefix,
+	podMin, podMax := prefixBounds(pack, "pod_cidr", 8, NodeCIDRMaskSize)
+	pod := checkNet(&ps, Root("pod_cidr"), c.PodCIDR, podMin, podMax,
+		fmt.Sprintf("each node gets a /%d of the pod network", NodeCIDRMaskSize))
+	svcMin, svcMax := prefixBounds(pack, "service_cidr", MinServicePrefix, MaxServicePrefix)
+	svc := checkNet(&ps, Root("service_cidr"), c.ServiceCIDR, svcMin, svcMax,
 		fmt.Sprintf("kube-apiserver takes at most a /%d and kubeadm gives DNS the 10th address", MinServicePrefix))
 	wgPath := Root("parameters").Key("wireguard_cidr")
 	var wg netip.Prefix
 	if v, ok := c.Parameters["wireguard_cidr"]; ok {
-		wg = checkNet(&ps, wgPath, v, 24, 24, "the mesh gives host N of the inventory the address .N of one /24")
+		lo, hi := prefixBounds(pack, "wireguard_cidr", 24, 24)
+		wg = checkNet(&ps, wgPath, v, lo, hi, "the mesh gives host N of the inventory the address .N of one /24")
 	}
-	if pod.IsValid() {
+	if pod.IsValid() && pod.Bits() <= NodeCIDRMaskSize {
 		nodes := len(c.Hosts)
 		if room := 1 << (NodeCIDRMaskSize - pod.Bits()); nodes > room {
 			ps.add(Root("pod_cidr"), "Pod network too small",
@@ -111,6 +114,23 @@ func CheckCluster(c ClusterInput, pack *protocol.ScenarioPack) Problems {
 	}
 	ps = append(ps, CheckMirrors(Root("registry_mirrors"), c.RegistryMirrors)...)
 	return ps
+}
+
+// prefixBounds are the prefix lengths the pack allows for a network
+// parameter (its spec's min and max), or the defaults where it sets none.
+func prefixBounds(pack *protocol.ScenarioPack, name string, defMin, defMax int) (int, int) {
+	if pack == nil {
+		return defMin, defMax
+	}
+	spec := pack.Parameters[name]
+	lo, hi := defMin, defMax
+	if spec.Min != nil {
+		lo = int(*spec.Min)
+	}
+	if spec.Max != nil {
+		hi = int(*spec.Max)
+	}
+	return lo, hi
 }
 
 // checkNet checks an IPv4 network in canonical form with a prefix length
