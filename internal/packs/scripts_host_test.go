@@ -42,12 +42,21 @@ var stubs = map[string]string{
 	"getent":   `echo "127.0.0.1 $2"`,
 	"kubectl": `case " $* " in
   *" -f - "*) cat >>"$CP_TEST_STDIN"; echo '---' >>"$CP_TEST_STDIN" ;;
+  *"{.data.password}"*) printf '%s' c2VjcmV0 ;;
 esac`,
 	"helm": `while [ $# -gt 0 ]; do
   if [ "$1" = --values ]; then cat "$2" >>"$CP_TEST_VALUES"; fi
   shift
 done`,
-	"kubeadm":    ``,
+	"kubeadm": `case " $* " in
+  *" token create "*) echo "kubeadm join 10.0.0.10:6443 --token abcdef.0123456789abcdef --discovery-token-ca-cert-hash sha256:$(printf '0%.0s' $(seq 64))" ;;
+  *" upload-certs "*) echo '[upload-certs] Using certificate key:'; printf '1%.0s' $(seq 64); echo ;;
+  *" images list "*) echo registry.k8s.io/kube-apiserver:v1.31.2; echo registry.k8s.io/pause:3.10 ;;
+esac
+while [ $# -gt 0 ]; do
+  if [ "$1" = --config ]; then cat "$2" >>"$CP_TEST_VALUES"; fi
+  shift
+done`,
 	"apt-get":    ``,
 	"apt-mark":   ``,
 	"curl":       `echo '-----BEGIN PGP PUBLIC KEY BLOCK-----'`,
@@ -57,7 +66,7 @@ done`,
 	"sysctl":     ``,
 	"swapoff":    ``,
 	"crictl":     ``,
-	"ctr":        ``,
+	"ctr":        `[ "$1" != plugins ] || echo 'io.containerd.grpc.v1  cri  linux/amd64  ok'`,
 	"containerd": ``,
 }
 
@@ -134,6 +143,15 @@ func (h *scriptHost) run(script string, env map[string]string, rewrite ...string
 			h.t.Fatalf("%s does not mention %s; the rewrite would not bite", script, p)
 		}
 		body = strings.ReplaceAll(body, p, h.root+p)
+		// A host has its configuration directories (*.d) and the parent
+		// directory of every file.
+		dir := filepath.Dir(h.path(p))
+		if strings.HasSuffix(p, ".d") {
+			dir = h.path(p)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			h.t.Fatal(err)
+		}
 	}
 	file := filepath.Join(h.root, ".script.sh")
 	if err := os.WriteFile(file, []byte(body), 0o755); err != nil {

@@ -368,3 +368,38 @@ func TestVerifyIngestionJob(t *testing.T) {
 		t.Errorf("Job applied with a refused verify_image:\n%s", applied)
 	}
 }
+
+// TestJoinNodeConfig: control_plane_endpoint was pasted into the
+// JoinConfiguration, where a newline turns CA verification off.
+func TestJoinNodeConfig(t *testing.T) {
+	const script = "kubernetes/scripts/join-node.sh"
+	arts := map[string]string{"kubeadm.join_token": "abcdef.0123456789abcdef\n",
+		"kubeadm.ca_cert_hash": "sha256:" + strings.Repeat("0a", 32) + "\n"}
+	for name, c := range map[string]struct {
+		params map[string]string
+		arts   map[string]string
+		want   string
+	}{
+		"endpoint": {params: map[string]string{"control_plane_endpoint": "10.0.0.10:6443\"\n    unsafeSkipCAVerification: true\n    x: \""},
+			want: `control_plane_endpoint "10.0.0.10:6443"?    unsafeSkipCAVerification`},
+		"token": {arts: map[string]string{"kubeadm.join_token": `abcdef.0123456789abcdef"],"unsafeSkipCAVerification":true,"x":["`},
+			want: "kubeadm.join_token artifact is not a bootstrap token"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newScriptHost(t)
+			a := map[string]string{}
+			for k, v := range arts {
+				a[k] = v
+			}
+			for k, v := range c.arts {
+				a[k] = v
+			}
+			env := h.artifactEnv(packEnv(t, "kubernetes", c.params), a)
+			env["CP_FIRST_MASTER_ADDRESS"] = "10.0.0.10"
+			refused(t, h, h.run(script, env, "/etc/kubernetes/kubelet.conf"), c.want)
+			if cfg := h.log(h.values); cfg != "" {
+				t.Errorf("kubeadm join ran with a refused %s:\n%s", name, cfg)
+			}
+		})
+	}
+}
