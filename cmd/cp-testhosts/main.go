@@ -5,8 +5,10 @@
 //	cp-testhosts up -n 3 -names master-1,worker-1,worker-2 -dir .demo/hosts [-simulator]
 //	cp-testhosts down -dir .demo/hosts
 //
-// up prints the hosts as JSON and leaves them running in a background
-// process; down stops that process, cleans up and removes the directory.
+// up prints the hosts as JSON on stdout (and its progress on stderr) and
+// leaves them running in a background process; it refuses to replace hosts
+// already running in -dir unless given -force. down stops that process,
+// cleans up and removes the directory.
 package main
 
 import (
@@ -38,6 +40,6 @@ func main() {
 }
 
 const usage = `usage:
-  cp-testhosts up [-n N] [-names a,b,...] [-dir DIR] [-base-addr 127.0.0.2] [-port 22] [-simulator] [-simulator-binary PATH] [-cluster NAME]
+  cp-testhosts up [-n N] [-names a,b,...] [-dir DIR] [-base-addr 127.0.0.2] [-port 22] [-simulator] [-simulator-binary PATH] [-cluster NAME] [-force]
   cp-testhosts down [-dir DIR]
 `

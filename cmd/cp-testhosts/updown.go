@@ -34,6 +34,7 @@ type upFlags struct {
 	simulator bool
 	simBinary string
 	cluster   string
+	force     bool
 }
 
 func parseUp(args []string) (upFlags, error) {
@@ -47,6 +48,7 @@ func parseUp(args []string) (upFlags, error) {
 	fs.BoolVar(&f.simulator, "simulator", false, "install the host simulator (cp-hostsim)")
 	fs.StringVar(&f.simBinary, "simulator-binary", "", "prebuilt cp-hostsim (default: next to this program, else go build)")
 	fs.StringVar(&f.cluster, "cluster", "cluster", "simulated cluster name")
+	fs.BoolVar(&f.force, "force", false, "replace hosts already running in -dir (without it, up refuses)")
 	if err := fs.Parse(args); err != nil {
 		return f, err
 	}
@@ -96,9 +98,10 @@ func up(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := stopServer(opts.Dir, 10*time.Second); err != nil {
+	if err := replaceRunning(opts.Dir, f.force); err != nil {
 		return err
 	}
+	fmt.Fprintf(os.Stderr, "cp-testhosts: starting %d hosts (%s) in %s\n", len(opts.Names), strings.Join(opts.Names, ","), opts.Dir)
 	if err := testhosts.CleanDir(opts.Dir, true); err != nil {
 		return err
 	}
@@ -114,7 +117,7 @@ func up(args []string) error {
 		return fmt.Errorf("open log: %w", err)
 	}
 	defer log.Close()
-	serveArgs := append([]string{"serve"}, args...)
+	serveArgs := append([]string{"serve"}, withoutForce(args)...)
 	serveArgs = append(serveArgs, "-dir", opts.Dir)
 	if opts.SimulatorBinary != "" {
 		serveArgs = append(serveArgs, "-simulator-binary", opts.SimulatorBinary)
@@ -127,10 +130,15 @@ func up(args []string) error {
 	}
 	pid := cmd.Process.Pid
 	_ = cmd.Process.Release()
-	deadline := time.Now().Add(5 * time.Minute)
+	start := time.Now()
+	deadline := start.Add(5 * time.Minute)
 	for time.Now().Before(deadline) {
 		if b, err := os.ReadFile(filepath.Join(opts.Dir, readyFile)); err == nil {
-			os.Stdout.Write(b)
+			fmt.Fprintf(os.Stderr, "cp-testhosts: %d hosts ready in %s (pid %d); stop them with: cp-testhosts down -dir %s\n",
+				len(opts.Names), time.Since(start).Round(time.Millisecond), pid, opts.Dir)
+			if _, err := os.Stdout.Write(b); err != nil {
+				return fmt.Errorf("write the hosts JSON: %w", err)
+			}
 			return nil
 		}
 		if b, err := os.ReadFile(filepath.Join(opts.Dir, errFile)); err == nil {
@@ -143,6 +151,52 @@ func up(args []string) error {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return fmt.Errorf("hosts did not start within 5 minutes; see %s", filepath.Join(opts.Dir, logFile))
+}
+
+// replaceRunning makes way for new hosts in dir: when a server is running
+// there it refuses, unless force is set, in which case it stops it.
+func replaceRunning(dir string, force bool) error {
+	pid, running, err := runningServer(dir)
+	if err != nil || !running {
+		return err
+	}
+	if !force {
+		return fmt.Errorf("test hosts are already running in %s (server pid %d); "+
+			"stop them first (cp-testhosts down -dir %s, or make hosts-down), "+
+			"or pass -force (FORCE=1 make hosts-up) to replace them and their files", dir, pid, dir)
+	}
+	fmt.Fprintf(os.Stderr, "cp-testhosts: -force: stopping the hosts running in %s (server pid %d)\n", dir, pid)
+	return stopServer(dir, 10*time.Second)
+}
+
+// withoutForce drops -force from up's arguments before they are passed to
+// serve, which replaces nothing.
+func withoutForce(args []string) []string {
+	var out []string
+	for _, a := range args {
+		switch a {
+		case "-force", "--force", "-force=true", "--force=true", "-force=false", "--force=false":
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// runningServer returns the pid of the live background server of dir.
+func runningServer(dir string) (int, bool, error) {
+	b, err := os.ReadFile(filepath.Join(dir, pidFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("read pid file: %w", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 0, false, nil // garbage pid file: nothing runs
+	}
+	return pid, isServer(pid), nil
 }
 
 // serve runs in the background: it starts the hosts, reports them and
@@ -187,19 +241,9 @@ func serve(args []string) error {
 
 // stopServer ends the background server of dir (if any) and waits for it.
 func stopServer(dir string, wait time.Duration) error {
-	b, err := os.ReadFile(filepath.Join(dir, pidFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("read pid file: %w", err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		return nil // garbage pid file: nothing to stop
-	}
-	if !isServer(pid) {
-		return nil
+	pid, running, err := runningServer(dir)
+	if err != nil || !running {
+		return err
 	}
 	_ = syscall.Kill(pid, syscall.SIGTERM)
 	deadline := time.Now().Add(wait)

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Installs and checks what `make demo`, `make test` and .ci/run need, before
+# anything is built: Debian packages (only those missing, non-interactively),
+# a Go toolchain new enough for go.mod, root, and overlayfs.
+#   scripts/prereqs.sh           install what is missing (as root), then check
+#   scripts/prereqs.sh --check   check only; install nothing
+# Everything it prints goes to stderr, so a target whose stdout is JSON
+# (make hosts-up) can run it first. Exits non-zero naming what is missing
+# and the command that installs it.
+set -euo pipefail
+exec 1>&2
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+install=1
+case "${1:-}" in
+"") ;;
+--check) install=0 ;;
+*)
+	echo "usage: $0 [--check]"
+	exit 2
+	;;
+esac
+
+# What the test hosts, the tests and the scripts' checks use: sshd and the
+# ssh client, sudo inside the hosts, make, gcc for the race detector, git,
+# ip and the util-linux tools (unshare, mount) for the hosts' namespaces,
+# procps, shellcheck and jq for the pack script checks.
+packages=(openssh-server openssh-client sudo make gcc git iproute2 util-linux procps shellcheck jq)
+
+installed() {
+	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
+}
+
+if command -v dpkg-query >/dev/null; then
+	missing=()
+	for pkg in "${packages[@]}"; do
+		installed "$pkg" || missing+=("$pkg")
+	done
+	if ((${#missing[@]})); then
+		if ((install == 0)); then
+			echo "prereqs: missing packages: ${missing[*]}; install them with: apt-get install -y ${missing[*]}"
+			exit 1
+		fi
+		if [[ $(id -u) -ne 0 ]]; then
+			echo "prereqs: missing packages: ${missing[*]}; run as root (sudo make ...), or install them first: sudo apt-get install -y ${missing[*]}"
+			exit 1
+		fi
+		echo "prereqs: installing ${missing[*]}"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq
+		if ! apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; then
+			echo "prereqs: apt-get install ${missing[*]} failed; on Ubuntu, shellcheck is in the universe component (add-apt-repository universe)"
+			exit 1
+		fi
+	fi
+else
+	echo "prereqs: no dpkg here: install the equivalents of ${packages[*]} yourself; checking the commands"
+fi
+
+problems=()
+need() { # need PATH-or-command what-installs-it
+	if [[ $1 == /* ]]; then
+		[[ -x $1 ]] || problems+=("$1 ($2)")
+	else
+		command -v "$1" >/dev/null || problems+=("$1 ($2)")
+	fi
+}
+need /usr/sbin/sshd "apt-get install -y openssh-server"
+need ssh "apt-get install -y openssh-client"
+need ssh-keygen "apt-get install -y openssh-client"
+need /usr/bin/sudo "apt-get install -y sudo"
+need make "apt-get install -y make"
+need gcc "apt-get install -y gcc"
+need git "apt-get install -y git"
+need ip "apt-get install -y iproute2"
+need unshare "apt-get install -y util-linux"
+need chroot "apt-get install -y coreutils"
+need useradd "apt-get install -y passwd"
+need pgrep "apt-get install -y procps"
+need shellcheck "apt-get install -y shellcheck"
+need jq "apt-get install -y jq"
+
+# Go: on PATH (or the official tarball's /usr/local/go) and at least the
+# version go.mod names, since no toolchain can be downloaded here.
+if ! command -v go >/dev/null && [[ -x /usr/local/go/bin/go ]]; then
+	PATH="/usr/local/go/bin:$PATH"
+fi
+want_go=$(sed -n 's/^go \([0-9][0-9.]*\)$/\1/p' "$root/go.mod")
+if ! command -v go >/dev/null; then
+	problems+=("go $want_go or newer (install Go and put its bin directory on PATH)")
+else
+	have_go=$(GOTOOLCHAIN=local go env GOVERSION)
+	have_go=${have_go#go}
+	if [[ $(printf '%s\n%s\n' "$want_go" "$have_go" | sort -V | head -n1) != "$want_go" ]]; then
+		problems+=("go $want_go or newer (found go $have_go; go.mod needs $want_go)")
+	fi
+fi
+
+if [[ $(id -u) -ne 0 ]]; then
+	problems+=("root (the test hosts mount overlays and start sshd in chroots: run as root, e.g. sudo make ...)")
+fi
+if ! grep -qw overlay /proc/filesystems 2>/dev/null; then
+	modprobe overlay 2>/dev/null || true
+	grep -qw overlay /proc/filesystems 2>/dev/null || problems+=("overlayfs in the kernel (modprobe overlay)")
+fi
+
+if ((${#problems[@]})); then
+	echo "prereqs: missing before anything is built:"
+	printf '  %s\n' "${problems[@]}"
+	exit 1
+fi
+echo "prereqs: ok (${packages[*]}, go $have_go, root, overlayfs)"
