@@ -79,15 +79,15 @@ resource "cp_kubernetes_cluster" "c" {
 resource "cp_kubernetes_cluster" "c" {
   name    = "k"
   masters = [{ name = "m1", address = "127.0.0.251", port = 70000 }]
-}`, `(?s)masters\[0\].port: 70000 is not between`},
+}`, `(?s)masters\[0\].port: 70000 is not a port`},
 		{"bad version", cluster(`kubernetes_version = "latest"`), `(?s)kubernetes_version: "latest" is not a version`},
-		{"bad pod cidr", cluster(`pod_cidr = "10.244.0.0"`), `(?s)pod_cidr: "10.244.0.0" is not a CIDR`},
+		{"bad pod cidr", cluster(`pod_cidr = "10.244.0.0"`), `(?s)pod_cidr: "10.244.0.0" is not an IPv4 network`},
 		{"overlapping cidrs", cluster(`
   pod_cidr     = "10.0.0.0/8"
   service_cidr = "10.96.0.0/12"`), `(?s)service_cidr: service_cidr 10.96.0.0/12 overlaps`},
 		{"bad mirror", cluster(`registry_mirrors = ["mirror.local"]`), `(?s)registry_mirrors\[0\]: "mirror.local" is not an http\(s\) URL`},
 		{"own-attribute parameter", cluster(`parameters = { cni = "cilium" }`), `(?s)parameters\["cni"\]: set cni with the resource's own attribute`},
-		{"unknown parameter", cluster(`parameters = { colour = "blue" }`), `(?s)Invalid parameters.*colour`},
+		{"unknown parameter", cluster(`parameters = { colour = "blue" }`), `(?s)Invalid parameter value.*parameters\["colour"\]: unknown`},
 		{"unknown gate", cluster(`approvals = [{ gate = "approve-everything", option = "yes" }]`), `(?s)approvals\[0\].gate: neither the plan nor the pack has a gate\s+"approve-everything"`},
 		{"patch on unknown job", cluster(`plan_patches = [{
     author  = "alice"
