@@ -18,6 +18,8 @@ if [[ $(id -u) -ne 0 ]]; then
 	echo "the demo starts sshd in per-host filesystem views and needs root (sudo make demo)" >&2
 	exit 1
 fi
+# `make demo` ran this before building; run directly, the script checks too.
+"$root/scripts/prereqs.sh" --check
 
 case "${1:-up}" in
 up)

@@ -47,7 +47,10 @@ if command -v dpkg-query >/dev/null; then
 		fi
 		echo "prereqs: installing ${missing[*]}"
 		export DEBIAN_FRONTEND=noninteractive
-		apt-get update -qq
+		if ! apt-get update -qq; then
+			echo "prereqs: apt-get update failed; check /etc/apt/sources.list* and the network, then run again"
+			exit 1
+		fi
 		if ! apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; then
 			echo "prereqs: apt-get install ${missing[*]} failed; on Ubuntu, shellcheck is in the universe component (add-apt-repository universe)"
 			exit 1
