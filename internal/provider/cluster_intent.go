@@ -13,6 +13,7 @@ import (
 
 	"github.com/intentops/terraform-provider-cp/internal/intent"
 	"github.com/intentops/terraform-provider-cp/internal/operation"
+	"github.com/intentops/terraform-provider-cp/internal/paramtype"
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
 
@@ -160,7 +161,7 @@ func checkAccessFiles(access []operation.HostAccess, diags *diag.Diagnostics) {
 					continue
 				}
 				addAttrError(diags, path.Root("ssh").AtName(attr), "SSH file not found",
-					fmt.Sprintf("%s %q for host %s: %v; set ssh.%s here or in the provider's ssh block to a file that exists.", attr, f, a.Host.Name, err, attr))
+					fmt.Sprintf("%s %s for host %s: %v; set ssh.%s here or in the provider's ssh block to a file that exists.", attr, paramtype.Quote(f), a.Host.Name, err, attr))
 			}
 		}
 	}

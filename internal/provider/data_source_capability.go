@@ -99,7 +99,11 @@ func (d *CapabilityDataSource) Read(ctx context.Context, req datasource.ReadRequ
 	}
 	requirement := protocol.CapabilityRequirement{Key: m.Capability.ValueString(), Scope: protocol.Scope(strOr(m.Scope, "")), Constraints: m.Constraints}
 	if err := requirement.Validate(); err != nil {
-		addAttrError(&resp.Diagnostics, path.Root("scope"), "Invalid requirement", err.Error())
+		attr := path.Root("scope")
+		if requirement.Key == "" {
+			attr = path.Root("capability")
+		}
+		addAttrError(&resp.Diagnostics, attr, "Invalid requirement", err.Error())
 		return
 	}
 	dec, err := capability.Resolve(capability.Request{

@@ -70,11 +70,12 @@ func (d *ScenarioPackDataSource) Read(ctx context.Context, req datasource.ReadRe
 	}
 	pack, err := d.data.Catalog.Get(cfg.ID.ValueString(), cfg.Version.ValueString())
 	if err != nil {
+		// The version is at fault only when the pack exists.
 		attr := path.Root("id")
-		if !cfg.Version.IsNull() && cfg.Version.ValueString() != "" {
+		if _, anyErr := d.data.Catalog.Get(cfg.ID.ValueString(), ""); anyErr == nil {
 			attr = path.Root("version")
 		}
-		resp.Diagnostics.AddAttributeError(attr, "Scenario pack not found", err.Error())
+		addAttrError(&resp.Diagnostics, attr, "Scenario pack not found", err.Error())
 		return
 	}
 	state := flattenPack(pack)

@@ -2,12 +2,14 @@ package provider
 
 import (
 	"fmt"
-	"github.com/intentops/terraform-provider-cp/internal/protocol"
 	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/intentops/terraform-provider-cp/internal/paramtype"
+	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
 
 // checkDecisions verifies, at plan time, that approvals name gates of the
@@ -48,22 +50,22 @@ func checkDecisions(ops []intentOp, approvals []approvalModel, interventions []i
 		}
 		if !ok {
 			addAttrError(diags, p.AtName("gate"), "Unknown gate",
-				fmt.Sprintf("neither the plan nor the pack has a gate %q; gates in this plan: %s. Remove the approval or name one of them.", strOr(a.Gate, ""), listOrNone(protocol.SortedKeys(gates))))
+				fmt.Sprintf("neither the plan nor the pack has a gate %s; gates in this plan: %s. Remove the approval or name one of them.", paramtype.Quote(strOr(a.Gate, "")), listOrNone(protocol.SortedKeys(gates))))
 			continue
 		}
 		if !slices.Contains(opts, strOr(a.Option, "")) {
 			addAttrError(diags, p.AtName("option"), "Unknown option",
-				fmt.Sprintf("gate %s has no option %q; its options: %s.", strOr(a.Gate, ""), strOr(a.Option, ""), strings.Join(quoteAll(opts), ", ")))
+				fmt.Sprintf("gate %s has no option %s; its options: %s.", strOr(a.Gate, ""), paramtype.Quote(strOr(a.Option, "")), strings.Join(quoteAll(opts), ", ")))
 		}
 	}
 	for i, iv := range interventions {
 		p := path.Root("interventions").AtListIndex(i)
 		if j := strOr(iv.Job, ""); j != "" && !jobs[j] {
 			addAttrError(diags, p.AtName("job"), "Unknown job",
-				fmt.Sprintf("the plan has no job %q; an intervention names the job that failed, e.g. one of: %s.", j, listOrNone(firstN(protocol.SortedKeys(jobs), 8))))
+				fmt.Sprintf("the plan has no job %s; an intervention names the job that failed, e.g. one of: %s.", paramtype.Quote(j), listOrNone(firstN(protocol.SortedKeys(jobs), 8))))
 		}
 		if n := strOr(iv.Node, ""); n != "" && !hosts[n] {
-			addAttrError(diags, p.AtName("node"), "Unknown node", fmt.Sprintf("no job of the plan runs on %q.", n))
+			addAttrError(diags, p.AtName("node"), "Unknown node", fmt.Sprintf("no job of the plan runs on %s.", paramtype.Quote(n)))
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/intentops/terraform-provider-cp/internal/capability"
+	"github.com/intentops/terraform-provider-cp/internal/paramtype"
 	"github.com/intentops/terraform-provider-cp/internal/planner"
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
@@ -104,7 +105,7 @@ func toState(arts []stateArtifactModel, caps []string, base path.Path, diags *di
 			t, err := time.Parse(time.RFC3339, v)
 			if err != nil {
 				addAttrError(diags, base.AtName("artifacts").AtListIndex(i).AtName("expires_at"), "Invalid expiry",
-					fmt.Sprintf("%q is not an RFC 3339 time such as \"2026-11-30T12:00:00Z\".", v))
+					fmt.Sprintf("%s is not an RFC 3339 time such as \"2026-11-30T12:00:00Z\".", paramtype.Quote(v)))
 			}
 			art.ExpiresAt = t
 		}
