@@ -1,16 +1,20 @@
 package provider
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 
 	"github.com/intentops/terraform-provider-cp/internal/operation"
 	"github.com/intentops/terraform-provider-cp/internal/planner"
@@ -202,4 +206,24 @@ func stateFromModel(m *clusterModel) planner.State {
 		st.Artifacts = append(st.Artifacts, a)
 	}
 	return st
+}
+
+// mastersReplaced is the masters' replacement rule: a change of the
+// masters replaces the cluster, except a change of their labels and
+// taints only, which plans relabel.
+func mastersReplaced(ctx context.Context, req planmodifier.ListRequest, resp *listplanmodifier.RequiresReplaceIfFuncResponse) {
+	if req.PlanValue.IsUnknown() || req.StateValue.IsUnknown() {
+		resp.RequiresReplace = true
+		return
+	}
+	var oldM, newM []nodeModel
+	resp.Diagnostics.Append(req.StateValue.ElementsAs(ctx, &oldM, false)...)
+	resp.Diagnostics.Append(req.PlanValue.ElementsAs(ctx, &newM, false)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.RequiresReplace = !slices.EqualFunc(oldM, newM, func(a, b nodeModel) bool {
+		a.Labels, a.Taints, b.Labels, b.Taints = nil, nil, nil, nil
+		return reflect.DeepEqual(a, b)
+	})
 }
