@@ -18,7 +18,7 @@ func resHostsAttr() schema.ListNestedAttribute {
 			"name":    schema.StringAttribute{MarkdownDescription: "Unique host name.", Required: true},
 			"address": schema.StringAttribute{MarkdownDescription: "IP address or DNS name.", Required: true},
 			"port":    schema.Int64Attribute{MarkdownDescription: "SSH port.", Optional: true},
-			"role":    rOptStr("Role the pack's jobs expand over (`master`, `worker` or the pack's own); defaults to `node`."),
+			"role":    rOptStr("Role the pack's jobs expand over: `master`, `worker` or `node` (a host only jobs run on every host reach); defaults to `node` (`worker` in `cp_node`, which takes `master` or `worker`). Any other role is refused at plan."),
 			"labels":  rOptMap("Labels."),
 			"taints":  rOptList("Taints."),
 			"ssh": schema.SingleNestedAttribute{
