@@ -147,6 +147,21 @@ func TestScriptsAcceptPackDefaults(t *testing.T) {
 					t.Errorf("without S3 the schedule is not removed:\n%s", calls)
 				}
 			}},
+		{script: "postgresql/scripts/configure-backups.sh", pack: "postgresql", params: map[string]string{"backup_schedule": "@daily"},
+			arts: with(kubeconfig, map[string]string{"object_storage.s3.endpoint": "https://s3.eu-central-1.amazonaws.com",
+				"object_storage.s3.credentials": "AWS_ACCESS_KEY_ID=k\nAWS_SECRET_ACCESS_KEY=s\n"}),
+			check: func(t *testing.T, h *scriptHost) {
+				docs := yamlDocs(t, h.log(h.stdin))
+				if len(docs) != 1 || dig(docs[0], "spec", "schedule") != "@daily" {
+					t.Errorf("applied = %v, want one CronJob on @daily", docs)
+				}
+			}},
+		{script: "kubernetes/scripts/verify-node-ready.sh", pack: "kubernetes", params: map[string]string{"node_ready_timeout": "1h30m"},
+			check: func(t *testing.T, h *scriptHost) {
+				if calls := h.log(h.calls); !strings.Contains(calls, "--timeout=1h30m") {
+					t.Errorf("the timeout did not reach kubectl:\n%s", calls)
+				}
+			}},
 		{script: "tempo/scripts/uninstall-tempo.sh", pack: "tempo", arts: kubeconfig},
 		{script: "tempo/scripts/deploy-tempo.sh", pack: "tempo", params: map[string]string{"namespace": "tempo-ext", "release_name": "tempo-ext", "bucket": "tempo-ext-traces"},
 			arts: with(kubeconfig, map[string]string{"object_storage.s3.endpoint": "https://s3.eu-central-1.amazonaws.com"})},

@@ -15,8 +15,8 @@ check() { [[ $2 =~ $3 ]] || refuse "$1" "$2" "$4"; }
 one_line() { [[ $2 != *[[:cntrl:]]* ]] || fail "$1 holds a control character; separate items with commas"; }
 
 # A mirror goes into a TOML basic string: no '"', '\', space, comma or
-# control character can be in it.
-mirror_re='^https?://[]A-Za-z0-9._~:/?#@!$&()*+;=%[-]+$'
+# control character can be in it (the characters of a URL otherwise).
+mirror_re='^https?://[]A-Za-z0-9._~:/?#@!$&'"'"'()*+;=%[-]+$'
 # A registry names a directory under certs.d: host[:port], no '/'.
 registry_re='^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?(:[0-9]{1,5})?$'
 one_line registry_mirrors "${CP_PARAM_REGISTRY_MIRRORS:-}"

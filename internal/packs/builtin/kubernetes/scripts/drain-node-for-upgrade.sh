@@ -15,7 +15,7 @@ version="${CP_PARAM_KUBERNETES_VERSION:-}"
 version=${version#v}
 check kubernetes_version "$version" '^1\.[0-9]{1,3}\.[0-9]{1,3}$' "a version such as 1.31.2"
 check host "${CP_HOST:-}" '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' "a Kubernetes node name"
-check drain_timeout "${CP_PARAM_DRAIN_TIMEOUT:-}" '^([0-9]{1,9}(\.[0-9]{1,9})?(ns|us|ms|s|m|h)){1,7}$' "a duration such as 5m or 1h30m"
+check drain_timeout "${CP_PARAM_DRAIN_TIMEOUT:-}" '^[+]?(([0-9]{1,15}([.][0-9]{0,15})?|[.][0-9]{1,15})(ns|us|µs|μs|ms|s|m|h)){1,7}$' "a duration such as 5m or 1h30m"
 
 kc=(--kubeconfig "$CP_ARTIFACT_KUBECONFIG_ADMIN")
 if [[ "$(kubectl "${kc[@]}" get node "$CP_HOST" -o jsonpath='{.status.nodeInfo.kubeletVersion}')" == "v$version" ]]; then

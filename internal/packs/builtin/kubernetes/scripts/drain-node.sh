@@ -12,7 +12,7 @@ refuse() { local v=${2:0:200}; fail "$1 \"${v//[[:cntrl:]]/?}\" is not $3"; }
 check() { [[ $2 =~ $3 ]] || refuse "$1" "$2" "$4"; }
 
 check host "${CP_HOST:-}" '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' "a Kubernetes node name"
-check drain_timeout "${CP_PARAM_DRAIN_TIMEOUT:-}" '^([0-9]{1,9}(\.[0-9]{1,9})?(ns|us|ms|s|m|h)){1,7}$' "a duration such as 5m or 1h30m"
+check drain_timeout "${CP_PARAM_DRAIN_TIMEOUT:-}" '^[+]?(([0-9]{1,15}([.][0-9]{0,15})?|[.][0-9]{1,15})(ns|us|µs|μs|ms|s|m|h)){1,7}$' "a duration such as 5m or 1h30m"
 
 kc=(--kubeconfig "$CP_ARTIFACT_KUBECONFIG_ADMIN")
 if ! kubectl "${kc[@]}" get node "$CP_HOST" -o name >/dev/null 2>&1; then

@@ -14,7 +14,7 @@ check() { [[ $2 =~ $3 ]] || refuse "$1" "$2" "$4"; }
 check host "${CP_HOST:-}" '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' "a Kubernetes node name"
 # An http(s) URL or an absolute path on the host; kubectl reads it.
 [[ -z "${CP_PARAM_CNI_MANIFEST:-}" ]] || check cni_manifest "$CP_PARAM_CNI_MANIFEST" \
-  '^(https?://[]A-Za-z0-9._~:/?#@!$&()*+;=%[-]+|/[A-Za-z0-9._/-]+)$' "an http(s) URL or an absolute path"
+  '^(https?://[]A-Za-z0-9._~:/?#@!$&()*+,;=%[-]+|/[A-Za-z0-9._+/-]+)$' "an http(s) URL or an absolute path"
 
 kc=(--kubeconfig /etc/kubernetes/admin.conf)
 case "$CP_PARAM_CNI" in

@@ -18,7 +18,7 @@ IFS=, read -ra mirrors <<<"$mirrors_value"
 registries=("${CP_PARAM_REGISTRY_HOST%:*}")
 for m in "${mirrors[@]}"; do
   # scheme://host[:port][/path]: the host is what must resolve.
-  check "registry_mirrors item" "$m" '^https?://([A-Za-z0-9.-]+|\[([0-9A-Fa-f:.]+)\])(:[0-9]{1,5})?(/[^[:space:][:cntrl:]]*)?$' \
+  check "registry_mirrors item" "$m" '^https?://([A-Za-z0-9.-]+|\[([0-9A-Fa-f:.]+)\])(:[0-9]{1,5})?([/?#][^[:space:][:cntrl:]]*)?$' \
     "an http(s) URL with a host name or [IPv6] such as https://mirror.gcr.io"
   h=${BASH_REMATCH[2]:-${BASH_REMATCH[1]}}
   [[ -n "${BASH_REMATCH[2]}" ]] || check "registry_mirrors host" "$h" "$host_re" "a host name"

@@ -10,7 +10,7 @@ refuse() { local v=${2:0:200}; fail "$1 \"${v//[[:cntrl:]]/?}\" is not $3"; }
 # value is checked here before any use, whatever the pack declares.
 check() { [[ $2 =~ $3 ]] || refuse "$1" "$2" "$4"; }
 
-check node_ready_timeout "${CP_PARAM_NODE_READY_TIMEOUT:-}" '^([0-9]{1,9}(\.[0-9]{1,9})?(ns|us|ms|s|m|h)){1,7}$' "a duration such as 5m or 1h30m"
+check node_ready_timeout "${CP_PARAM_NODE_READY_TIMEOUT:-}" '^[+]?(([0-9]{1,15}([.][0-9]{0,15})?|[.][0-9]{1,15})(ns|us|µs|μs|ms|s|m|h)){1,7}$' "a duration such as 5m or 1h30m"
 
 kc=(--kubeconfig /etc/kubernetes/admin.conf)
 want=$(tr , '\n' <<<"${CP_HOSTS:-}" | grep -c . || true)

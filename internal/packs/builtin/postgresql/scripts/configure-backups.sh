@@ -33,8 +33,9 @@ check postgres_image "${CP_PARAM_POSTGRES_IMAGE:-}" "$image_re" "an image refere
 check mc_image "${CP_PARAM_MC_IMAGE:-}" "$image_re" "an image reference such as minio/mc:RELEASE.2024-10-08T09-37-26Z"
 check backup_bucket "${CP_PARAM_BACKUP_BUCKET:-}" '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$' \
   "an S3 bucket name: 3 to 63 of a-z, 0-9, '.' and '-'"
-check backup_schedule "${CP_PARAM_BACKUP_SCHEDULE:-}" '^[0-9*/,-]{1,64}( [0-9*/,-]{1,64}){4}$' \
-  "a five-field cron schedule such as \"0 3 * * *\""
+check backup_schedule "${CP_PARAM_BACKUP_SCHEDULE:-}" \
+  '^(@(annually|yearly|monthly|weekly|daily|midnight|hourly)|[0-9*/,-]{1,64}( [0-9*/,-]{1,64}){4})$' \
+  "a five-field cron schedule such as \"0 3 * * *\" or a macro such as @daily"
 endpoint=$(tr -d '[:space:]' <"$CP_ARTIFACT_OBJECT_STORAGE_S3_ENDPOINT")
 check object_storage.s3.endpoint "$endpoint" '^https?://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?(/[A-Za-z0-9._~%/-]*)?$' \
   "an http(s) URL such as http://minio.minio.svc:9000"

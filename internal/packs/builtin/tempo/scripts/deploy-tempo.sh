@@ -19,7 +19,7 @@ check release_name "${CP_PARAM_RELEASE_NAME:-}" "$label_re" "a DNS label such as
 check chart_version "${CP_PARAM_CHART_VERSION:-}" '^v?[0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9}(-[0-9A-Za-z.-]{1,64})?$' \
   "a chart version such as 1.10.1"
 check bucket "${CP_PARAM_BUCKET:-}" '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$' "an S3 bucket name: 3 to 63 of a-z, 0-9, '.' and '-'"
-check retention "${CP_PARAM_RETENTION:-}" '^([0-9]{1,9}(\.[0-9]{1,9})?(ns|us|ms|s|m|h)){1,7}$' "a duration such as 336h"
+check retention "${CP_PARAM_RETENTION:-}" '^[+]?(([0-9]{1,15}([.][0-9]{0,15})?|[.][0-9]{1,15})(ns|us|µs|μs|ms|s|m|h)){1,7}$' "a duration such as 336h"
 
 kc=(--kubeconfig "$CP_ARTIFACT_KUBECONFIG_ADMIN")
 ns=$CP_PARAM_NAMESPACE
