@@ -31,6 +31,7 @@ func TestTempoScopedS3Credentials(t *testing.T) {
 	}
 	res := e.runCompleted(c.Plan, engine.RunInput{Artifacts: inputArtifacts(kc)})
 	st := e.simState()
+	e.checkMcCommandLines(t, st)
 
 	root := secretData(t, st, "minio", "minio-root")
 	rootUser, rootPass := root["rootUser"], root["rootPassword"]
@@ -102,8 +103,6 @@ func TestTempoScopedS3Credentials(t *testing.T) {
 			}
 		}
 	}
-
-	e.checkMcCommandLines(t, st)
 }
 
 // checkMcCommandLines expands, for every container that runs mc, the

@@ -36,6 +36,7 @@ func TestWireGuardPerNodeKeys(t *testing.T) {
 	res := e.runCompleted(create.Plan, engine.RunInput{})
 	arts := res.Artifacts
 	names := append(slices.Clone(masters), workers...)
+	e.checkNoForeignKeys(t, e.confPrivateKeys(t, names))
 	keys := e.checkMesh(t, hosts, res, arts)
 	e.checkNoForeignKeys(t, keys)
 
@@ -84,6 +85,27 @@ func (e *env) privateKey(t *testing.T, host string) string {
 		t.Fatalf("%s: /etc/wireguard/wg0.key does not hold a WireGuard key", host)
 	}
 	return k
+}
+
+// confPrivateKeys reads the PrivateKey of each host's wg0.conf.
+func (e *env) confPrivateKeys(t *testing.T, names []string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, n := range names {
+		conf, err := e.hostFile(n, "/etc/wireguard/wg0.conf")
+		if err != nil {
+			t.Fatalf("%s: %v", n, err)
+		}
+		for _, line := range strings.Split(conf, "\n") {
+			if k, ok := strings.CutPrefix(line, "PrivateKey = "); ok {
+				out[n] = k
+			}
+		}
+		if !wgKeyRE.MatchString(out[n]) {
+			t.Fatalf("%s: wg0.conf has no PrivateKey", n)
+		}
+	}
+	return out
 }
 
 // publicKey derives the WireGuard public key of a private key.
