@@ -19,6 +19,10 @@
 // An instance without a host (a job that expands once) runs on the first
 // host of the intent with role master, or, when the intent has no master,
 // on the first host of the intent. Gate instances run nowhere.
+// An instance with RunOn (a job's scope.run_on) executes on that host
+// while CP_HOST and the host's attributes stay its own host's: its
+// script, evidence, input artifacts, marker and kept artifacts are on
+// RunOn, its slot counts there, and its own host is not contacted for it.
 //
 // # Running a job on a host
 //
@@ -32,6 +36,18 @@
 //	markers/<sha256 of key>.json        completion marker per idempotency key
 //	markers/<sha256 of key>.json.pending  the marker written with the run, before the evidence was judged
 //	artifacts/<sha256 of key>/<file>    produced artifacts kept for recovery
+//
+// A run directory lives only as long as its instance: the command that
+// ends the instance removes it, whatever the outcome (the one-session
+// command on its way out, success, failure or timeout; the step-by-step
+// path with its commit or one cleanup command; a verification of a
+// satisfied marker, which writes the inputs its evidence reads, when it
+// ends). A session killed on timeout is cleaned up by one more command;
+// what a killed provider leaves, the first preparation of the host in the
+// next run removes (all of run/: one operation at a time runs on a host,
+// and nothing of the new run has started there). What stays, markers and
+// kept artifacts, is written by the bookkeeping's user (root through sudo
+// with StateBecome) in mode 0700 directories as mode 0600 files.
 //
 // Parameters and artifacts reach the script only through the environment
 // and files of the protocol's script environment contract; the command text
