@@ -14,7 +14,7 @@ func TestScriptsAcceptPackDefaults(t *testing.T) {
 	const token, hash = "abcdef.0123456789abcdef", "sha256:00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
 	kubeconfig := map[string]string{"kubeconfig.admin": "apiVersion: v1\n"}
 	hosts := map[string]string{
-		"CP_HOSTS":                "m-1 10.0.0.10 master\nnode-1 10.0.0.11 worker",
+		"CP_HOSTS":                "m-1 10.0.0.10 master,node-1 10.0.0.11 worker",
 		"CP_FIRST_MASTER":         "m-1",
 		"CP_FIRST_MASTER_ADDRESS": "10.0.0.10",
 	}
@@ -49,7 +49,7 @@ func TestScriptsAcceptPackDefaults(t *testing.T) {
 			}},
 		{script: "kubernetes/scripts/validate-inputs.sh", pack: "kubernetes",
 			params:  map[string]string{"cluster_name": "ha", "control_plane_endpoint": "lb.example.com:6443"},
-			env:     with(hosts, map[string]string{"CP_HOSTS": "m-1 10.0.0.10 master\nm-2 10.0.0.12 master\nnode-1 10.0.0.11 worker"}),
+			env:     with(hosts, map[string]string{"CP_HOSTS": "m-1 10.0.0.10 master,m-2 10.0.0.12 master,node-1 10.0.0.11 worker"}),
 			rewrite: []string{"/var/lib/cp"}},
 		{script: "kubernetes/scripts/build-node-inventory.sh", pack: "kubernetes", env: hosts, rewrite: []string{"/var/lib/cp"},
 			check: func(t *testing.T, h *scriptHost) {
