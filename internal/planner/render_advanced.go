@@ -112,7 +112,7 @@ func alike(insts []*protocol.JobInstance) bool {
 	first := insts[0]
 	want := needsPattern(first)
 	for _, in := range insts[1:] {
-		if in.Host == "" || in.Origin != first.Origin || in.Retry != first.Retry || in.Because != first.Because ||
+		if in.Host == "" || in.Origin != first.Origin || in.Retry != first.Retry || in.Because != first.Because || in.RunOn != first.RunOn ||
 			!slices.Equal(needsPattern(in), want) {
 			return false
 		}
@@ -133,6 +133,9 @@ func writeDetails(sb *strings.Builder, in *protocol.JobInstance, grouped bool) {
 	needs := in.Needs
 	if grouped {
 		needs = needsPattern(in)
+	}
+	if in.RunOn != "" {
+		fmt.Fprintf(sb, "      runs on: %s\n", in.RunOn)
 	}
 	if len(needs) > 0 {
 		fmt.Fprintf(sb, "      needs: %s\n", strings.Join(needs, ", "))

@@ -29,6 +29,7 @@ type JSONInstance struct {
 	Job            string            `json:"job"`
 	Stage          string            `json:"stage"`
 	Host           string            `json:"host,omitempty"`
+	RunOn          string            `json:"run_on,omitempty"` // where it executes when not on Host
 	Pack           string            `json:"pack"`
 	Origin         protocol.Origin   `json:"origin"`
 	Because        string            `json:"because,omitempty"`
@@ -62,7 +63,7 @@ func View(p *protocol.Plan) JSONView {
 		Instances: make([]JSONInstance, 0, len(p.Instances)), Edges: []JSONEdge{}, Gates: []JSONGate{},
 	}
 	for _, in := range p.Instances {
-		ji := JSONInstance{ID: in.ID, Job: in.JobID, Stage: in.Stage, Host: in.Host, Pack: in.Pack, Origin: in.Origin,
+		ji := JSONInstance{ID: in.ID, Job: in.JobID, Stage: in.Stage, Host: in.Host, RunOn: in.RunOn, Pack: in.Pack, Origin: in.Origin,
 			Because: in.Because, SubOperation: in.SubOperation, Retry: in.Retry, Gate: in.IsGate(), Needs: nonNil(in.Needs),
 			IdempotencyKey: in.IdempotencyKey, Params: in.Params}
 		if in.Job != nil {

@@ -55,6 +55,16 @@ func TestRunOnFirstMasterRemoveNode(t *testing.T) {
 			t.Errorf("%s: got: host %q run on %q want: host worker-2, run on %q", id, ji.Host, ji.RunOn, want)
 		}
 	}
+	// The plan says where they run, for people and in the JSON view.
+	text := RenderAdvanced(p, AdvancedOptions{})
+	if !strings.Contains(text, "  - drain-node[worker-2] (host worker-2)\n      runs on: master-1\n") {
+		t.Errorf("advanced rendering does not say drain-node[worker-2] runs on master-1:\n%s", text)
+	}
+	for _, ji := range View(p).Instances {
+		if ji.ID == "delete-node[worker-2]" && ji.RunOn != "master-1" {
+			t.Errorf("JSON view: delete-node[worker-2] run_on got: %q want: master-1", ji.RunOn)
+		}
+	}
 	// Removing the first master itself: it runs on its own host.
 	in.Targets = []string{"master-1"}
 	p, err = Build(Input{PlanID: "op-rm", Intent: in, Pack: k, Now: testNow, State: builtinClusterState()})
