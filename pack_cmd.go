@@ -26,7 +26,7 @@ provider uses for pack_dirs, together with the built-in packs, and reports
 every problem as file:line: field: message. Exits 0 when every pack is
 valid, 1 when there are problems, 2 on a usage error.
 
-  --json   print {"valid", "packs", "problems"} as JSON on stdout
+  --json   print {"dir", "valid", "packs", "problems"} as JSON on stdout
 `
 
 // packMain runs "terraform-provider-cp pack ..." and returns the exit code.
