@@ -103,6 +103,8 @@ type HostState struct {
 	SystemdCgroup    bool     `json:"systemd_cgroup,omitempty"`
 	Images           []string `json:"images,omitempty"`
 	HelmRepos        []string `json:"helm_repos,omitempty"` // name=url
+	// WireGuard holds the interfaces wg-quick brought up, by name.
+	WireGuard map[string]*WGInterface `json:"wireguard,omitempty"`
 }
 
 // Service is a systemd unit.

@@ -97,6 +97,9 @@ func (s *sim) unitStarted(st *State, hs *HostState, unit string) {
 	if unit == "containerd.service" {
 		s.readContainerdConfig(hs)
 	}
+	if rest, ok := strings.CutPrefix(unit, "wg-quick@"); ok {
+		s.wgRecord(hs, strings.TrimSuffix(rest, ".service"))
+	}
 }
 
 // systemctl emulates systemctl for the units of emulated packages and

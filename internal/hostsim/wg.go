@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"golang.org/x/crypto/curve25519"
 )
@@ -62,8 +63,11 @@ func (s *sim) wg(args []string) int {
 			}
 			return 0
 		}
+		if p.arg(0) == "show" && p.arg(2) == "latest-handshakes" {
+			return s.wgHandshakes(iface)
+		}
 		if p.arg(0) == "show" && p.arg(2) != "" {
-			return s.fail(1, "cp-hostsim wg: show %s %s is not simulated (listen-port, peers)", iface, p.arg(2))
+			return s.fail(1, "cp-hostsim wg: show %s %s is not simulated (listen-port, peers, latest-handshakes)", iface, p.arg(2))
 		}
 		if p.arg(0) == "showconf" {
 			s.printf("%s", b)
@@ -133,4 +137,119 @@ func confValues(conf, key string) []string {
 		}
 	}
 	return out
+}
+
+// WGInterface is a WireGuard interface as wg-quick brought it up: what a
+// handshake with its peers depends on.
+type WGInterface struct {
+	// PublicKey is derived from the configured PrivateKey ("" when that
+	// is no key: no peer can then complete a handshake).
+	PublicKey  string    `json:"public_key,omitempty"`
+	Address    string    `json:"address"` // the host's address
+	ListenPort string    `json:"listen_port,omitempty"`
+	Peers      []WGPeer  `json:"peers,omitempty"`
+	Up         time.Time `json:"up"`
+}
+
+// WGPeer is one [Peer] of a configuration.
+type WGPeer struct {
+	PublicKey string `json:"public_key"`
+	Endpoint  string `json:"endpoint,omitempty"`
+}
+
+// wgRecord records the interface wg-quick@iface brings up from its
+// configuration.
+func (s *sim) wgRecord(hs *HostState, iface string) {
+	b, _ := os.ReadFile(s.path("/etc/wireguard/" + iface + ".conf"))
+	in := &WGInterface{Address: s.host.Address, Up: s.now()}
+	var peer *WGPeer
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "[Peer]" {
+			in.Peers = append(in.Peers, WGPeer{})
+			peer = &in.Peers[len(in.Peers)-1]
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		switch {
+		case peer == nil && k == "PrivateKey":
+			in.PublicKey = wgPublic(v)
+		case peer == nil && k == "ListenPort":
+			in.ListenPort = v
+		case peer != nil && k == "PublicKey":
+			peer.PublicKey = v
+		case peer != nil && k == "Endpoint":
+			peer.Endpoint = v
+		}
+	}
+	if hs.WireGuard == nil {
+		hs.WireGuard = map[string]*WGInterface{}
+	}
+	hs.WireGuard[iface] = in
+}
+
+// wgPublic is the public key of a base64 private key, "" if it is none.
+func wgPublic(priv string) string {
+	k, err := base64.StdEncoding.DecodeString(priv)
+	if err != nil || len(k) != 32 {
+		return ""
+	}
+	pub, err := curve25519.X25519(k, curve25519.Basepoint)
+	if err != nil {
+		return ""
+	}
+	return base64.StdEncoding.EncodeToString(pub)
+}
+
+// wgHandshakes prints "public-key<TAB>unix-time" for each peer of iface,
+// as wg show IFACE latest-handshakes does. There is no network here: a
+// handshake counts as done, at the later of the two interfaces' start
+// times, when a host of the cluster has an interface up whose key is
+// the peer's public key and which has this interface's public key among
+// its peers, and one of the two has the other's address and listen port
+// as the endpoint: what WireGuard's handshake needs of the two
+// configurations. Otherwise the time is 0.
+func (s *sim) wgHandshakes(iface string) int {
+	_ = s.st.view(func(st *State) error {
+		self := st.host(s.host.Host).WireGuard[iface]
+		if self == nil {
+			return nil
+		}
+		for _, p := range self.Peers {
+			at := int64(0)
+			for name, hs := range st.Hosts {
+				for other, in := range hs.WireGuard {
+					if svc := hs.Services["wg-quick@"+other+".service"]; svc == nil || !svc.Active || name == s.host.Host {
+						continue
+					}
+					if self.PublicKey == "" || in.PublicKey != p.PublicKey {
+						continue
+					}
+					for _, back := range in.Peers {
+						// Either side may initiate: it needs the other's
+						// endpoint.
+						reach := p.Endpoint == wgEndpoint(in.Address, in.ListenPort) || back.Endpoint == wgEndpoint(self.Address, self.ListenPort)
+						if back.PublicKey == self.PublicKey && reach {
+							at = max(self.Up.Unix(), in.Up.Unix())
+						}
+					}
+				}
+			}
+			s.printf("%s\t%d\n", p.PublicKey, at)
+		}
+		return nil
+	})
+	return 0
+}
+
+// wgEndpoint is address:port as a configuration writes it, IPv6 in brackets.
+func wgEndpoint(addr, port string) string {
+	if strings.Contains(addr, ":") {
+		return "[" + addr + "]:" + port
+	}
+	return addr + ":" + port
 }
