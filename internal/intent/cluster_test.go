@@ -68,6 +68,19 @@ func TestCheckCluster_eachBadInputAtItsPath(t *testing.T) {
 	}
 }
 
+// The pack's min and max bound the networks' prefix lengths.
+func TestCheckCluster_prefixBoundsComeFromThePack(t *testing.T) {
+	lo, hi := 16.0, 20.0
+	pack := kubernetesPack("")
+	pack.Parameters["pod_cidr"] = protocol.ParamSpec{Type: "ipv4_cidr", Min: &lo, Max: &hi}
+	c := goodCluster()
+	c.PodCIDR = "10.244.0.0/22"
+	wantProblem(t, CheckCluster(c, pack), "pod_cidr", "it must be between /16 and /20")
+	if ps := CheckCluster(c, nil); len(ps) != 0 {
+		t.Fatalf("got: %v want: no problems within the default bounds", ps)
+	}
+}
+
 // Without a version range in the pack only the form is checked.
 func TestCheckCluster_versionRangeComesFromThePack(t *testing.T) {
 	c := goodCluster()
