@@ -15,6 +15,7 @@ import (
 	"golang.org/x/crypto/curve25519"
 
 	"github.com/intentops/terraform-provider-cp/internal/engine"
+	"github.com/intentops/terraform-provider-cp/internal/hostsim"
 	"github.com/intentops/terraform-provider-cp/internal/planner"
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
@@ -25,7 +26,8 @@ var wgKeyRE = regexp.MustCompile(`^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$`)
 // TestWireGuardPerNodeKeys creates a cluster of three nodes and adds a
 // fourth: every node has its own private key, root-only, generated on
 // it and kept across runs; its wg0 lists exactly the other nodes, with
-// their public keys and endpoints, in a configuration of known keys only;
+// their public keys and endpoints, in a configuration of known keys only,
+// and wg reports each peer with a handshake;
 // no file on any host holds another node's private key, and no mesh
 // secret exists from which one could be derived.
 func TestWireGuardPerNodeKeys(t *testing.T) {
@@ -85,6 +87,23 @@ func (e *env) privateKey(t *testing.T, host string) string {
 		t.Fatalf("%s: /etc/wireguard/wg0.key does not hold a WireGuard key", host)
 	}
 	return k
+}
+
+// onHost runs a simulated tool as root on a host, through the host's
+// root directory and the cluster's shared simulator state.
+func (e *env) onHost(t *testing.T, host string, args ...string) string {
+	t.Helper()
+	root, err := e.c.RootPath(host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{hostsim.EnvStateDir: e.c.SimulatorStateDir(), hostsim.EnvRoot: root, hostsim.EnvHost: host,
+		hostsim.EnvCluster: clusterName, hostsim.EnvAddress: e.hosts[host].Addr, hostsim.EnvEUID: "0"}
+	var out, errb bytes.Buffer
+	if code := hostsim.Main(args, strings.NewReader(""), &out, &errb, func(k string) string { return vars[k] }); code != 0 {
+		t.Fatalf("%s on %s: exit %d: %s", strings.Join(args, " "), host, code, errb.String())
+	}
+	return out.String()
 }
 
 // confPrivateKeys reads the PrivateKey of each host's wg0.conf.
@@ -153,6 +172,27 @@ func (e *env) checkMesh(t *testing.T, hosts []protocol.Host, res *engine.Result,
 		}
 		seen[priv[h.Name]] = h.Name
 		e.checkConf(t, h, hosts, priv, pub)
+	}
+	for _, h := range hosts {
+		// What wg reports on the host: the peers by public key, each
+		// with a completed handshake.
+		var want []string
+		for _, o := range hosts {
+			if o.Name != h.Name {
+				want = append(want, pub[o.Name])
+			}
+		}
+		slices.Sort(want)
+		peers := strings.Fields(e.onHost(t, h.Name, "wg", "show", "wg0", "peers"))
+		slices.Sort(peers)
+		if !slices.Equal(peers, want) {
+			t.Errorf("%s: wg show wg0 peers = %v, want %v", h.Name, peers, want)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(e.onHost(t, h.Name, "wg", "show", "wg0", "latest-handshakes")), "\n") {
+			if k, ts, _ := strings.Cut(line, "\t"); ts == "0" || ts == "" {
+				t.Errorf("%s: no handshake with peer %s (%q)", h.Name, k, line)
+			}
+		}
 	}
 	for _, h := range hosts {
 		found := false
