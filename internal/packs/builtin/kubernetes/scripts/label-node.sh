@@ -3,7 +3,8 @@
 # comma-separated key=value entries, CP_HOST_TAINTS comma-separated
 # key[=value]:Effect entries. Every entry is checked against the
 # Kubernetes syntax before use, whatever the engine and the pack checked,
-# and reaches kubectl as one argument.
+# and reaches kubectl as one argument. Runs on the first master
+# (scope.run_on), so the admin kubeconfig never reaches the node.
 set -euo pipefail
 
 fail() { echo "label-node: $*" >&2; exit 1; }
