@@ -52,6 +52,14 @@ type Config struct {
 	// LogTailLines is how many output lines an instance result keeps
 	// (default 40).
 	LogTailLines int
+	// Lock, when set, makes Run lock every host the plan runs on before
+	// any job starts, renew the lease while it runs and release it at the
+	// end; nil locks nothing (see doc.go).
+	Lock *LockConfig
+	// Abort, when closed, stops a run at once: like cancelling its
+	// context, but running commands get no GracePeriod; on a locked run
+	// the running jobs are sent TERM on their hosts.
+	Abort <-chan struct{}
 }
 
 // Engine runs plans. It is safe to call Run concurrently for different

@@ -111,6 +111,47 @@
 // verification jobs run on the target; when they hold, the instance counts
 // as fixed, a marker is written and its dependents proceed.
 //
+// # One operation per host at a time
+//
+// With Config.Lock set (the provider always sets it), Run locks, before
+// any job starts, every host the plan runs on: the hosts of its job
+// instances, which for any cluster operation include the cluster's first
+// master, where instances without a host run, so two operations on one
+// cluster always meet there. Hosts are locked one by one in sorted name
+// order, so two runs wanting overlapping hosts never wait for each other
+// in a cycle. The lock is a root-owned file (through sudo when
+// Config.StateBecome) made atomically on the host:
+//
+//	lock/held      token, acquired, renewed, expires (the host's clock), holder (LockHolder as JSON)
+//	lock/stale     the last lock taken over after its lease expired
+//	lock/takeover  a directory held while an expired lock is replaced
+//
+// The holder is the operation id, a token drawn per run (operation ids are
+// stable across re-applies, tokens are not), the resource, the plan, the
+// actor, and the OS user, machine and pid of the process. The lease
+// (LockConfig.Lease, default 30 s) is renewed every LockConfig.Renew
+// (default a third of it) by a goroutine over the run's own connections,
+// beside the jobs. A lock whose lease expired is taken over by the next
+// run (a holder killed with -9 loses it that long after its last
+// renewal); a run whose renewal finds another token stops at once. The
+// locks are released when the run ends, however it ends. A run that
+// finds a host locked waits up to LockConfig.Wait (and its context) and
+// then fails with a *LockedError naming the holder, its age and the time
+// since its last renewal; the locks it already took are released. A host
+// that cannot be reached while the locks are taken is not locked, and no
+// job runs on it in that run, even if it comes back.
+//
+// # Stopping
+//
+// Cancelling the run's context gives running commands Config.GracePeriod;
+// closing Config.Abort (the caller went away), or losing the lock, stops
+// without grace. Then, on a locked run, the process group of every job of
+// the operation still running on a held host is sent TERM (found through
+// the pid file fastCmd keeps in the run directory, newer than the lock),
+// and KILL 5 s later; then the commands are cut off and the locks
+// released. Jobs on the step-by-step path keep no pid file: they end when
+// their commands are cut off, or at their timeout.
+//
 // # Secrets
 //
 // Secret artifact values are registered with the Redactor as soon as they

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"time"
 
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
@@ -48,33 +47,20 @@ func (e *Engine) Run(ctx context.Context, plan *protocol.Plan, in RunInput) (*Re
 	}
 	r.store = store
 
+	ctx, locks, err := r.lockHosts(ctx, opID) // sets r.conns
+	if err != nil {
+		return nil, fmt.Errorf("engine: run of plan %s: %w", plan.ID, err)
+	}
+	defer r.conns.closeAll()
+	defer locks.release()
 	cmdCtx, cut := context.WithCancel(context.WithoutCancel(ctx))
 	defer cut()
 	runDone := make(chan struct{})
 	defer close(runDone)
-	go func() {
-		select {
-		case <-runDone:
-			return
-		case <-ctx.Done():
-		}
-		if e.cfg.GracePeriod <= 0 {
-			cut()
-			return
-		}
-		t := time.NewTimer(e.cfg.GracePeriod)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			cut()
-		case <-runDone:
-		}
-	}()
+	go locks.watchCancel(ctx, runDone, cut)
 	r.cmdCtx = cmdCtx
 	r.runCtx = ctx
 	r.interrupted = func() bool { return ctx.Err() != nil }
-	r.conns = newConnCache(e.cfg.Dialer)
-	defer r.conns.closeAll()
 	r.ships = newShipCache()
 	r.preps = newPrepCache()
 
