@@ -113,8 +113,12 @@ resource "cp_kubernetes_cluster" "k" {
 			{
 				// Changed labels and taints of both nodes: one relabel
 				// operation, run from the first master.
-				Config:           after,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: relabelPlanned},
+				// The plan shows exactly the change (in the job's key).
+				Config: after,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: append(slices.Clone(relabelPlanned),
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("plan"), knownvalue.StringRegexp(regexp.MustCompile(
+						`key: relabel-nodes:relabel:master-1/rack=r2,worker-1/example\.com/team=payments,worker-1/tier=db,worker-1/zone-,`+
+							`worker-1/dedicated=web:NoSchedule,worker-1/gpu:NoExecute\n`))))},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr(addr, "operation.action", "relabel"),
 					resource.TestCheckResourceAttr(addr, "operation.status", "Completed"),
