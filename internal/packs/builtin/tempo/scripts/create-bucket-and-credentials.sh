@@ -65,15 +65,26 @@ rand() { head -c "$1" /dev/urandom | od -An -tx1 | tr -d ' \n'; }
 # secret_value NAME KEY prints key KEY of Secret NAME in Tempo's namespace.
 secret_value() { kubectl "${kc[@]}" -n "$ns" get secret "$1" -o "jsonpath={.data.$2}" | base64 -d; }
 
-kubectl "${kc[@]}" create namespace "$ns" --dry-run=client -o yaml | kubectl "${kc[@]}" apply -f -
-
+# Every value is checked before anything is changed.
 admin_api=${cred[S3_ADMIN_API]:-}
+admin_ns=${cred[S3_ADMIN_NAMESPACE]:-}
+admin_secret=${cred[S3_ADMIN_SECRET]:-}
 case $admin_api in
   minio)
-    admin_ns=${cred[S3_ADMIN_NAMESPACE]:-}
-    admin_secret=${cred[S3_ADMIN_SECRET]:-}
     check S3_ADMIN_NAMESPACE "$admin_ns" "$label_re" "a DNS label such as minio"
     check S3_ADMIN_SECRET "$admin_secret" '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' "a Secret name such as minio-root"
+    ;;
+  "")
+    check_secret AWS_ACCESS_KEY_ID "${cred[AWS_ACCESS_KEY_ID]:-}"
+    check_secret AWS_SECRET_ACCESS_KEY "${cred[AWS_SECRET_ACCESS_KEY]:-}"
+    ;;
+  *) fail "S3_ADMIN_API in object_storage.s3.credentials must be minio or absent" ;;
+esac
+
+kubectl "${kc[@]}" create namespace "$ns" --dry-run=client -o yaml | kubectl "${kc[@]}" apply -f -
+
+case $admin_api in
+  minio)
     # One user and policy per Tempo namespace and bucket.
     id=$(printf '%s/%s' "$ns" "$bucket" | sha256sum | cut -c1-12)
     user=tempo-$id
@@ -155,16 +166,13 @@ YAML
     kubectl "${kc[@]}" -n "$admin_ns" delete secret "$obj" --ignore-not-found
     how="user $user limited to bucket $bucket"
     ;;
-  "")
+  *)
     # Credentials issued for this consumer by a storage without an admin
     # API known here: Tempo uses them as they are.
-    check_secret AWS_ACCESS_KEY_ID "${cred[AWS_ACCESS_KEY_ID]:-}"
-    check_secret AWS_SECRET_ACCESS_KEY "${cred[AWS_SECRET_ACCESS_KEY]:-}"
     printf '%s' "${cred[AWS_ACCESS_KEY_ID]}" >"$work/access_key"
     printf '%s' "${cred[AWS_SECRET_ACCESS_KEY]}" >"$work/secret_key"
     how="the bound credentials"
     ;;
-  *) fail "S3_ADMIN_API in object_storage.s3.credentials must be minio or absent" ;;
 esac
 
 kubectl "${kc[@]}" -n "$ns" create secret generic tempo-s3 \
