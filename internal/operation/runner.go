@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/intentops/terraform-provider-cp/internal/engine"
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
@@ -26,6 +27,29 @@ type Runner struct {
 	// Redactor collects secret values; shared with the caller so its logs
 	// are masked too. One is created when nil.
 	Redactor *transport.Redactor
+	// LockWait is how long a run waits for hosts another operation has
+	// locked before it fails naming the holder (default DefaultLockWait;
+	// negative: fail at once). The caller's context bounds it too (the
+	// resource's timeout).
+	LockWait time.Duration
+	// Lifetime stops the runs when aborted (default Process()).
+	Lifetime *Lifetime
+}
+
+// DefaultLockWait is Runner.LockWait's default: enough for a killed
+// apply's provider to stop its jobs and release its locks, and for a
+// short operation of another apply to end.
+const DefaultLockWait = 2 * time.Minute
+
+// lockWait is the engine's LockConfig.Wait for r.
+func (r *Runner) lockWait() time.Duration {
+	switch {
+	case r.LockWait < 0:
+		return 0
+	case r.LockWait == 0:
+		return DefaultLockWait
+	}
+	return r.LockWait
 }
 
 // Scripts returns the engine's script source over the packs: pack refs
@@ -45,12 +69,24 @@ func (r *Runner) Scripts() engine.ScriptSource {
 	}
 }
 
-// Run executes the plan on the hosts. The returned error is about starting
-// the run (bad access settings); job failures are in the result.
+// Run executes the plan on the hosts, holding the lock of every host it
+// runs on (see the engine's doc). The returned error is about starting
+// the run (bad access settings, hosts locked by another operation: an
+// *engine.LockedError, the lifetime aborted); job failures are in the
+// result.
 func (r *Runner) Run(ctx context.Context, plan *protocol.Plan, hosts []HostAccess, in engine.RunInput) (*engine.Result, error) {
 	if r.Redactor == nil {
 		r.Redactor = &transport.Redactor{}
 	}
+	life := r.Lifetime
+	if life == nil {
+		life = Process()
+	}
+	done, err := life.begin()
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", plan.Display(), err)
+	}
+	defer done()
 	pool, err := Pool(hosts, r.Redactor)
 	if err != nil {
 		return nil, err
@@ -65,6 +101,7 @@ func (r *Runner) Run(ctx context.Context, plan *protocol.Plan, hosts []HostAcces
 	eng := engine.New(engine.Config{
 		Dialer: pool, Scripts: r.Scripts(), Parallelism: r.Parallelism, PerHost: r.PerHost,
 		Sinks: r.Sinks, Redactor: r.Redactor, Actor: r.Actor, StateBecome: become,
+		Lock: &engine.LockConfig{Wait: r.lockWait()}, Abort: life.Aborted(),
 	})
 	res, err := eng.Run(ctx, plan, in)
 	if err != nil {

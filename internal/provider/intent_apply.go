@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -71,8 +72,12 @@ func runOps(ctx context.Context, data *providerData, ops []intentOp, in runInput
 		run.Artifacts = artifacts
 		res, err := runner.Run(ctx, op.Composed.Plan, op.Hosts, run.engineInput(op.ID, data.Actor, data.Roles))
 		if err != nil {
-			diags.AddError(fmt.Sprintf("Cannot run %s", op.Composed.Plan.Display()), redactor.String(err.Error())+
-				"\n\nCheck the SSH settings (provider ssh block, the resource's ssh and per-host ssh) and that the hosts are reachable; nothing was changed.")
+			hint := "\n\nCheck the SSH settings (provider ssh block, the resource's ssh and per-host ssh) and that the hosts are reachable; nothing was changed."
+			var locked *engine.LockedError
+			if errors.As(err, &locked) {
+				hint = "\n\nNo job of this apply ran; nothing was changed."
+			}
+			diags.AddError(fmt.Sprintf("Cannot run %s", op.Composed.Plan.Display()), redactor.String(err.Error())+hint)
 			return out
 		}
 		out = append(out, opResult{Op: op, Result: res})
