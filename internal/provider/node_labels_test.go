@@ -1,12 +1,16 @@
 package provider
 
 import (
+	"context"
 	"reflect"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/intentops/terraform-provider-cp/internal/packs"
@@ -119,5 +123,40 @@ func TestClusterOpsPlansRelabelForLabelAndTaintChanges(t *testing.T) {
 	r.clusterOps(plan, state, time.Now(), &diags)
 	if !diags.HasError() {
 		t.Error("parameters.node_changes is accepted; it must be refused (the provider computes it)")
+	}
+}
+
+// Changing only a master's labels or taints does not replace the cluster;
+// any other change of the masters still does.
+func TestMastersReplacedIgnoresLabelsAndTaints(t *testing.T) {
+	ctx := context.Background()
+	var sr resource.SchemaResponse
+	(&KubernetesClusterResource{}).Schema(ctx, resource.SchemaRequest{}, &sr)
+	elem := sr.Schema.Attributes["masters"].GetType().(types.ListType).ElemType
+	list := func(m ...nodeModel) types.List {
+		l, d := types.ListValueFrom(ctx, elem, m)
+		if d.HasError() {
+			t.Fatal(d)
+		}
+		return l
+	}
+	master := func(addr string, labels map[string]string, taints []string) nodeModel {
+		return nodeModel{Name: types.StringValue("master-1"), Address: types.StringValue(addr), Port: types.Int64Null(), Labels: labels, Taints: taints}
+	}
+	state := list(master("10.0.0.11", map[string]string{"rack": "r1"}, nil))
+	for name, c := range map[string]struct {
+		plan    types.List
+		replace bool
+	}{
+		"labels and taints":   {list(master("10.0.0.11", map[string]string{"rack": "r2"}, []string{"a:NoSchedule"})), false},
+		"address":             {list(master("10.0.0.12", map[string]string{"rack": "r1"}, nil)), true},
+		"a master added":      {list(master("10.0.0.11", map[string]string{"rack": "r1"}, nil), master("10.0.0.13", nil, nil)), true},
+		"address and a label": {list(master("10.0.0.12", map[string]string{"rack": "r2"}, nil)), true},
+	} {
+		var resp listplanmodifier.RequiresReplaceIfFuncResponse
+		mastersReplaced(ctx, planmodifier.ListRequest{StateValue: state, PlanValue: c.plan}, &resp)
+		if resp.Diagnostics.HasError() || resp.RequiresReplace != c.replace {
+			t.Errorf("%s: RequiresReplace = %v (%v), want %v", name, resp.RequiresReplace, resp.Diagnostics, c.replace)
+		}
 	}
 }
