@@ -17,9 +17,9 @@ import (
 // TestSecretsStayOffWorkers creates a cluster of one master and two
 // workers, removes worker-2 and upgrades the rest, and after each completed
 // run searches every host's own files (its overlay upper directory):
-//   - the admin kubeconfig's client key is on no worker, ever: drain-node,
-//     delete-node, drain-node-for-upgrade and uncordon-node run their
-//     kubectl on the first master (scope.run_on);
+//   - the admin kubeconfig's client key is on no worker, ever: label-node,
+//     drain-node, delete-node, drain-node-for-upgrade and uncordon-node run
+//     their kubectl on the first master (scope.run_on);
 //   - neither the client key nor the join token is anywhere under
 //     /var/lib/cp/run on any host: run directories leave with their jobs;
 //   - what stays under /var/lib/cp (kept artifacts, markers) cannot be read
@@ -85,11 +85,6 @@ func TestSecretsStayOffWorkers(t *testing.T) {
 	e.checkSecretsOnHosts(t, "upgrade", clientKey, secrets)
 }
 
-// notMovedYet are jobs that still run kubectl with the admin kubeconfig
-// on the node they label: label-node needs the same one-line change as
-// drain-node (scope.run_on: first_master); drop it from here with it.
-var notMovedYet = map[string]bool{"label-node": true}
-
 // noAdminKubeconfigOnWorkers fails when an instance that executes on a
 // worker requires the admin kubeconfig: the engine would write it into
 // that instance's input directory there.
@@ -108,11 +103,7 @@ func noAdminKubeconfigOnWorkers(t *testing.T, p *protocol.Plan) {
 			continue
 		}
 		for _, a := range in.Job.Inputs.Requires.Artifacts {
-			switch {
-			case a.ID != "kubeconfig.admin":
-			case notMovedYet[in.JobID]:
-				t.Logf("plan %s: %s still executes on worker %s with the admin kubeconfig (not moved yet)", p.ID, in.ID, exec)
-			default:
+			if a.ID == "kubeconfig.admin" {
 				t.Errorf("plan %s: %s executes on worker %s and requires kubeconfig.admin", p.ID, in.ID, exec)
 			}
 		}
@@ -159,9 +150,6 @@ func (e *env) checkSecretsOnHosts(t *testing.T, after, clientKey string, secrets
 				t.Fatal(err)
 			}
 			for _, l := range lines {
-				if strings.Contains(l, "/label-node@") && notMovedYet["label-node"] {
-					continue
-				}
 				if strings.Contains(l, "kubeconfig.admin") || strings.Contains(l, "admin.conf") {
 					t.Errorf("after %s: worker %s ran %s", after, name, l)
 				}
