@@ -31,6 +31,9 @@ var address = "intentops.dev/intentops/cp"
 const stopGrace = time.Minute
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "pack" {
+		os.Exit(packMain(os.Args[2:]))
+	}
 	var debug bool
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()
