@@ -103,7 +103,7 @@ func baseRequest(pack, action string, hosts []protocol.Host) planner.Request {
 			}(),
 			Intent: protocol.Intent{
 				ID: name, Action: action, TargetResource: name, TargetResourceType: "kubernetes.cluster",
-				Parameters: map[string]string{"cluster_name": name, "storage": "none"}, Hosts: hosts,
+				Parameters: kubernetesBase(name, action), Hosts: hosts,
 				Targets:     targetsFor(action, hosts),
 				Constraints: map[string]string{"environment": "dev", "require_ha_control_plane": "false"},
 			},
@@ -114,6 +114,15 @@ func baseRequest(pack, action string, hosts []protocol.Host) planner.Request {
 	req := scenarioRequest(pack, "inject-"+pack, "stage", hosts, map[string]string{}, nil, kc)
 	req.Intent.Action, req.PlanID = action, "inject-"+pack+"."+action
 	return req
+}
+
+// kubernetesBase are valid values of what an action requires.
+func kubernetesBase(name, action string) map[string]string {
+	p := map[string]string{"cluster_name": name, "storage": "none"}
+	if action == "relabel" {
+		p["node_changes"] = "worker-1/tier=app"
+	}
+	return p
 }
 
 func targetsFor(action string, hosts []protocol.Host) []string {
@@ -233,13 +242,14 @@ func TestInjectionApplyStage(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("TF_ACC unset: the apply stage needs root and test hosts")
 	}
-	e := startHosts(t, "inject-k8s", "master-1", "worker-1")
-	hosts := e.intentHosts([]string{"master-1"}, []string{"worker-1"})
-	acc := planStage(t, e.cat, hosts)
-	acc = applicable(acc)
+	cat, err := packs.LoadBuiltin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc := applicable(t, cat, planStage(t, cat, injectHosts()))
 	sample := len(acc)
 	if os.Getenv("CP_INJECT_FULL") != "1" {
-		sample = 2
+		sample = 3
 		if s, err := strconv.Atoi(os.Getenv("CP_INJECT_SAMPLE")); err == nil {
 			sample = s
 		}
@@ -250,24 +260,84 @@ func TestInjectionApplyStage(t *testing.T) {
 	}
 	for _, a := range acc {
 		t.Run(fmt.Sprintf("%s/line%d", a.target, a.p.line), func(t *testing.T) {
-			e.t = t
+			// Fresh hosts for every placement: nothing is satisfied from an
+			// earlier run, so every job that reads the value runs.
+			e := startHosts(t, "inject-k8s", "master-1", "worker-1")
+			a.req.Intent.Hosts = e.intentHosts([]string{"master-1"}, []string{"worker-1"})
 			canary := canaryPath(a.target.String(), a.p)
 			c := e.compose(a.req)
-			res := e.run(c.Plan, engine.RunInput{OperationID: c.Plan.ID + "-" + strconv.Itoa(a.p.line)})
+			res := e.run(c.Plan, engine.RunInput{})
 			t.Logf("%s = %q: %s", a.target, a.p.value(canary), res.Operation.Status)
+			ran := 0
+			for _, in := range res.Instances {
+				if readsParam(e.cat, in.Job, a.target.param) && (in.Status == engine.StatusDone || in.Status == engine.StatusFailed) {
+					ran++
+				}
+			}
+			if ran == 0 {
+				t.Errorf("no job that reads %s ran, so the payload never reached a host:\n%s", a.target.param, describe(res))
+			}
 			e.checkNoInjection(t, canary)
 		})
 	}
 }
 
+// readsParam reports whether the kubernetes pack's job reads param.
+func readsParam(cat *packs.Catalog, job, param string) bool {
+	p, err := cat.Get("kubernetes", "")
+	if err != nil {
+		return false
+	}
+	j, ok := p.Jobs[job]
+	if !ok {
+		return false
+	}
+	_, ok = j.Inputs.Parameters[param]
+	return ok
+}
+
 // applicable keeps the accepted placements whose parameter a job of a
-// kubernetes create reads: those reach a host on the apply stage's one
-// cluster. (The full run also covers the workload packs' through their
-// own installs; see bench/inject.sh.)
-func applicable(acc []accepted) []accepted {
+// kubernetes create reads, and makes that job part of the plan with a
+// patch when only the job library has it (the registry mirror jobs):
+// those reach a host on the apply stage's one cluster.
+func applicable(t *testing.T, cat *packs.Catalog, acc []accepted) []accepted {
+	p, err := cat.Get("kubernetes", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl, err := p.Template("create")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inTemplate := map[string]bool{}
+	for _, st := range tpl.Stages {
+		for _, j := range st.Jobs {
+			inTemplate[j] = true
+		}
+	}
 	var out []accepted
 	for _, a := range acc {
-		if a.target.pack == "kubernetes" && a.target.action == "create" && a.target.param != "cluster_name" {
+		if a.target.pack != "kubernetes" || a.target.action != "create" || a.target.param == "cluster_name" {
+			continue
+		}
+		var insert []protocol.PatchJob
+		read := false
+		for _, id := range protocol.SortedKeys(p.Jobs) {
+			if _, ok := p.Jobs[id].Inputs.Parameters[a.target.param]; !ok {
+				continue
+			}
+			read = read || inTemplate[id]
+			if !inTemplate[id] && id != "configure-registry-mirror" {
+				insert = append(insert, protocol.PatchJob{ID: id})
+			}
+		}
+		if !read && len(insert) > 0 {
+			a.req.Patches = []protocol.PlanPatch{{ID: "inject-insert", Author: "inject-test", Reason: "run the jobs that read " + a.target.param,
+				Changes:  []protocol.PatchChange{{InsertAfter: "install-container-runtime", Jobs: insert}},
+				Approval: protocol.PatchApproval{Required: true, Roles: []string{"sre"}, ApprovedBy: "inject-test"}}}
+			read = true
+		}
+		if read {
 			out = append(out, a)
 		}
 	}
@@ -275,13 +345,21 @@ func applicable(acc []accepted) []accepted {
 }
 
 // pick takes n placements spread over parameters: one per parameter in
-// turn, in a stable order.
+// turn, in a stable order, payloads that would run a command first.
 func pick(acc []accepted, n int) []accepted {
 	byParam := map[string][]accepted{}
 	for _, a := range acc {
 		byParam[a.target.param] = append(byParam[a.target.param], a)
 	}
+	for _, l := range byParam {
+		sort.SliceStable(l, func(i, j int) bool {
+			return strings.Contains(l[i].p.raw, "{canary}") && !strings.Contains(l[j].p.raw, "{canary}")
+		})
+	}
 	params := protocol.SortedKeys(byParam)
+	sort.SliceStable(params, func(i, j int) bool {
+		return strings.Contains(byParam[params[i]][0].p.raw, "{canary}") && !strings.Contains(byParam[params[j]][0].p.raw, "{canary}")
+	})
 	var out []accepted
 	for round := 0; len(out) < n; round++ {
 		added := false
