@@ -185,7 +185,7 @@ func (r *KubernetesClusterResource) Schema(ctx context.Context, _ resource.Schem
 			"ssh":              resourceSSHAttr(),
 			"deletion_protection": schema.BoolAttribute{MarkdownDescription: "Refuse to destroy the cluster while true.",
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false)},
-			"refresh_health": schema.BoolAttribute{MarkdownDescription: "Refresh node health over SSH on every read, so a node that disappeared shows as drift in the next plan.",
+			"refresh_health": schema.BoolAttribute{MarkdownDescription: "Refresh node health, labels and taints over SSH on every read (one node list through a master), so a node that disappeared, or whose labels or taints were changed on the API server, shows as drift in the next plan.",
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true)},
 			"expose_kubeconfig": schema.BoolAttribute{MarkdownDescription: "Store the admin kubeconfig in the sensitive `kubeconfig` attribute. Off by default: prefer the `cp_artifact` ephemeral resource.",
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false)},
