@@ -32,10 +32,12 @@ func finishGraph(p *protocol.Plan, nodes []*node) error {
 			}
 		}
 	}
-	reduce(nodes, order, level)
-	if splice(nodes) {
-		reduce(nodes, order, level)
+	rank := idRanks(nodes)
+	reduce(nodes, order, level, rank)
+	if splice(nodes, level, rank) {
+		reduce(nodes, order, level, rank)
 	}
+	var buf []int32
 	for _, nd := range nodes {
 		if nd.virtual {
 			continue
@@ -44,14 +46,72 @@ func finishGraph(p *protocol.Plan, nodes []*node) error {
 			nd.ji.Needs = nil
 			continue
 		}
+		buf = byRank(nd.needs, level, rank, buf)
 		ids := make([]string, len(nd.needs))
 		for i, u := range nd.needs {
 			ids[i] = nodes[u].ji.ID
 		}
-		sort.Strings(ids)
 		nd.ji.Needs = ids
 	}
 	return nil
+}
+
+// idRanks returns each node's position in the order of ids, so that lists
+// of needs are put in id order by comparing integers: sorting the id
+// strings of every instance's needs was most of the time of a large plan.
+func idRanks(nodes []*node) []int32 {
+	byID := make([]int32, len(nodes))
+	for i := range byID {
+		byID[i] = int32(i)
+	}
+	slices.SortFunc(byID, func(a, b int32) int {
+		if c := strings.Compare(nodes[a].ji.ID, nodes[b].ji.ID); c != 0 {
+			return c
+		}
+		return int(a - b)
+	})
+	rank := make([]int32, len(nodes))
+	for r, i := range byID {
+		rank[i] = int32(r)
+	}
+	return rank
+}
+
+// byRank puts ns, sorted by level descending then rank (see sortByLevel),
+// in rank order: each run of one level is already in rank order, so the
+// runs are merged, in time linear in len(ns) per run. buf is scratch
+// space, returned for reuse.
+func byRank(ns []int32, level, rank []int32, buf []int32) []int32 {
+	end := 0
+	for end < len(ns) && level[ns[end]] == level[ns[0]] {
+		end++
+	}
+	for end < len(ns) {
+		next := end
+		for next < len(ns) && level[ns[next]] == level[ns[end]] {
+			next++
+		}
+		buf = mergeRank(buf[:0], ns[:end], ns[end:next], rank)
+		copy(ns, buf)
+		end = next
+	}
+	return buf
+}
+
+// mergeRank appends the merge of a and b, each in rank order, to out.
+func mergeRank(out, a, b []int32, rank []int32) []int32 {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if rank[a[i]] <= rank[b[j]] {
+			out = append(out, a[i])
+			i++
+		} else {
+			out = append(out, b[j])
+			j++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
 }
 
 // topoOrder returns node indexes so that needs come first, or an error
@@ -153,10 +213,10 @@ func cycleError(nodes []*node, indeg []int32) error {
 // nodes of lower level), and at that lowest level it looks up v's needs
 // by binary search instead of scanning wide fan-ins, which keeps the
 // per-host chains of a large cluster near-linear.
-func reduce(nodes []*node, order []int32, level []int32) {
+func reduce(nodes []*node, order []int32, level, rank []int32) {
 	n := len(nodes)
 	for _, nd := range nodes {
-		sortByLevel(nd.needs, level)
+		sortByLevel(nd.needs, level, rank)
 	}
 	visited := make([]uint32, n)
 	cand := make([]uint32, n)
@@ -201,7 +261,7 @@ func reduce(nodes []*node, order []int32, level []int32) {
 				continue
 			}
 			for _, c := range lowest {
-				if _, ok := slices.BinarySearch(seg, c); ok {
+				if _, ok := slices.BinarySearchFunc(seg, c, func(a, b int32) int { return int(rank[a] - rank[b]) }); ok {
 					redundant[c] = gen
 				}
 			}
@@ -216,14 +276,20 @@ func reduce(nodes []*node, order []int32, level []int32) {
 	}
 }
 
-// sortByLevel orders needs by level descending, then index ascending.
-func sortByLevel(ns []int32, level []int32) {
-	slices.SortFunc(ns, func(a, b int32) int {
-		if level[a] != level[b] {
-			return int(level[b] - level[a])
-		}
-		return int(a - b)
-	})
+// sortByLevel orders needs by level descending, then rank ascending; a
+// list already in that order (what splice writes) is left as it is.
+func sortByLevel(ns []int32, level, rank []int32) {
+	cmp := func(a, b int32) int { return levelRankCmp(a, b, level, rank) }
+	if !slices.IsSortedFunc(ns, cmp) {
+		slices.SortFunc(ns, cmp)
+	}
+}
+
+func levelRankCmp(a, b int32, level, rank []int32) int {
+	if level[a] != level[b] {
+		return int(level[b] - level[a])
+	}
+	return int(rank[a] - rank[b])
 }
 
 // levelFloor returns the first position in ns (sorted by level descending)
@@ -233,8 +299,11 @@ func levelFloor(ns []int32, level []int32, l int32) int {
 }
 
 // splice replaces each remaining need of a barrier node with the barrier's
-// own (reduced) needs. It reports whether anything was spliced.
-func splice(nodes []*node) bool {
+// own (reduced) needs, merging the lists (each in sortByLevel order) so
+// that the result keeps that order without a sort. It reports whether
+// anything was spliced.
+func splice(nodes []*node, level, rank []int32) bool {
+	cmp := func(a, b int32) int { return levelRankCmp(a, b, level, rank) }
 	any := false
 	for _, nd := range nodes {
 		if nd.virtual {
@@ -251,16 +320,36 @@ func splice(nodes []*node) bool {
 			continue
 		}
 		any = true
+		var own []int32
 		var out []int32
 		for _, u := range nd.needs {
-			if nodes[u].virtual {
-				out = append(out, nodes[u].needs...)
-			} else {
-				out = append(out, u)
+			if !nodes[u].virtual {
+				own = append(own, u)
 			}
 		}
-		slices.Sort(out)
-		nd.needs = slices.Compact(out)
+		for _, u := range nd.needs {
+			if nodes[u].virtual {
+				out = mergeLevelRank(make([]int32, 0, len(own)+len(nodes[u].needs)), own, nodes[u].needs, cmp)
+				own = out
+			}
+		}
+		nd.needs = slices.Compact(own)
 	}
 	return any
+}
+
+// mergeLevelRank appends the merge of a and b, each ordered by cmp, to out.
+func mergeLevelRank(out, a, b []int32, cmp func(a, b int32) int) []int32 {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if cmp(a[i], b[j]) <= 0 {
+			out = append(out, a[i])
+			i++
+		} else {
+			out = append(out, b[j])
+			j++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
 }
