@@ -108,15 +108,35 @@ else
 fi
 `
 
-// stopJobsCmd signals (CP_SIGNAL: TERM, later KILL) the process group of
-// every job of the operation (run directories under CP_OP_RUN_DIR) whose
-// pid file, written by fastCmd while its script runs, is not older than
-// CP_SINCE, the host time at which this run took its lock: a pid left by
-// an earlier run is not trusted. The session shell and fastCmd's subshell
-// survive TERM (they trap it) and report the script's end; KILL ends them
-// too. Prints "@stop <number of groups signalled>".
-const stopJobsCmd = `__cp_n=0
+// stopJobsCmd signals (CP_SIGNAL: TERM, later KILL) the running jobs of
+// the operation whose run directories are under CP_OP_RUN_DIR, and prints
+// "@group <pgid>" for each process group it signalled:
+//   - one-command path: the process group of each script whose pid file,
+//     written by fastCmd while the script runs, is not older than
+//     CP_SINCE, the host time at which this run took its lock (a pid left
+//     by an earlier run is not trusted). The session shell and fastCmd's
+//     subshell survive TERM (they trap it) and report the script's end;
+//     KILL ends them too;
+//   - step-by-step path: every process group led by a process whose
+//     environment names such a run directory: timeout(1) of runCmd, which
+//     leads its own group and passes TERM on to the script.
+//
+// It reads other users' /proc/PID/environ, so it runs as root
+// (StateBecome) to reach jobs of every user.
+const stopJobsCmd = `__cp_done=' '
 case "${CP_SINCE:-}" in ''|*[!0-9]*) echo "CP_SINCE is not a Unix time" >&2; exit 91 ;; esac
+__cp_pgrp() {
+  __cp_g=
+  read -r __cp_s <"/proc/$1/stat" 2>/dev/null || return 1
+  __cp_s=${__cp_s##*) }
+  set -- $__cp_s
+  case "${3:-}" in ''|*[!0-9]*|0|1) return 1 ;; esac
+  __cp_g=$3
+}
+__cp_signal() {
+  case "$__cp_done" in *" $1 "*) return 0 ;; esac
+  if kill "-$CP_SIGNAL" "-$1" 2>/dev/null; then echo "@group $1"; __cp_done="$__cp_done$1 "; fi
+}
 for __cp_f in "$CP_OP_RUN_DIR"/*/pid; do
   [ -s "$__cp_f" ] || continue
   __cp_m=$(stat -c %Y "$__cp_f" 2>/dev/null) || continue
@@ -125,11 +145,15 @@ for __cp_f in "$CP_OP_RUN_DIR"/*/pid; do
   __cp_p=
   read -r __cp_p <"$__cp_f" 2>/dev/null
   case "$__cp_p" in ''|*[!0-9]*) continue ;; esac
-  read -r __cp_s <"/proc/$__cp_p/stat" 2>/dev/null || continue
-  __cp_s=${__cp_s##*) }
-  set -- $__cp_s
-  case "${3:-}" in ''|*[!0-9]*|0|1) continue ;; esac
-  if kill "-$CP_SIGNAL" "-$3" 2>/dev/null; then __cp_n=$((__cp_n+1)); fi
+  __cp_pgrp "$__cp_p" || continue
+  __cp_signal "$__cp_g"
 done
-echo "@stop $__cp_n"
+grep -lsFz -e "CP_RUN_DIR=$CP_OP_RUN_DIR/" /proc/[0-9]*/environ 2>/dev/null | while IFS= read -r __cp_e; do
+  __cp_p=${__cp_e#/proc/}; __cp_p=${__cp_p%/environ}
+  case "$__cp_p" in ''|*[!0-9]*) continue ;; esac
+  __cp_pgrp "$__cp_p" || continue
+  [ "$__cp_g" = "$__cp_p" ] || continue
+  __cp_signal "$__cp_g"
+done
+echo "@stop"
 `

@@ -90,8 +90,7 @@ func (lk *hostLocks) stopJobs(sig string) {
 			case res.ExitCode != 0:
 				msg = sig + " not sent: exited " + strconv.Itoa(res.ExitCode) + ": " + lastLine(string(res.Stderr))
 			default:
-				n := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(res.Stdout)), "@stop"))
-				msg += n + " running job(s)"
+				msg += strconv.Itoa(strings.Count(string(res.Stdout), "@group ")) + " running job(s)"
 			}
 			r.em.emit(Event{Type: EventJobsStopped, Host: h, Message: msg})
 		}()
