@@ -1,0 +1,26 @@
+package planner
+
+import "testing"
+
+func TestHostRanges(t *testing.T) {
+	cases := []struct {
+		in   []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"master-1"}, "master-1"},
+		{[]string{"worker-2", "worker-1"}, "worker-1, worker-2"},
+		{[]string{"worker-3", "master-2", "worker-1", "master-1", "worker-2", "master-3"}, "master-1..3, worker-1..3"},
+		{[]string{"w-10", "w-9", "w-2", "w-1", "w-3", "w-11", "w-12"}, "w-1..3, w-9..12"},
+		{[]string{"w-1", "w-1", "w-2", "w-3"}, "w-1..3"},
+		{[]string{"node-01", "node-02", "node-03", "node-1"}, "node-1, node-01..03"},
+		{[]string{"node-08", "node-09", "node-10"}, "node-08..10"},
+		{[]string{"db", "api", "w-1", "w-2", "w-3"}, "api, db, w-1..3"},
+		{[]string{"a1", "a2", "a3", "b4"}, "a1..3, b4"},
+	}
+	for _, c := range cases {
+		if got := HostRanges(c.in); got != c.want {
+			t.Errorf("HostRanges(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
