@@ -1,4 +1,4 @@
-package provider
+package intent
 
 import (
 	"slices"
@@ -7,19 +7,19 @@ import (
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
 
-// Label and taint changes of existing nodes, and their drift. Plain Go on
-// protocol values: the cluster resource plans the kubernetes pack's
-// relabel action from nodeChanges, and refresh records drift with
-// observedLabels and observedTaints.
+// Label and taint changes of existing nodes, and their drift:
+// ClusterChanges plans the kubernetes pack's relabel action from
+// NodeChanges, and a refresh records drift with ObservedLabels and
+// ObservedTaints.
 
-// nodeChanges compares the labels and taints of the hosts in both lists
+// NodeChanges compares the labels and taints of the hosts in both lists
 // (by name) and returns the nodes that change, in the new list's order,
 // and their changes in the relabel job's node_changes form, grouped by
 // node: node/key=value sets a label, node/key- removes one,
 // node/key[=value]:Effect sets a taint (a taint is its key and effect: a
 // new value replaces the old one), node/key:Effect- removes one. Hosts
 // only in one list are added or removed nodes, not relabelled.
-func nodeChanges(oldHosts, newHosts []protocol.Host) (targets, changes []string) {
+func NodeChanges(oldHosts, newHosts []protocol.Host) (targets, changes []string) {
 	for _, h := range newHosts {
 		i := slices.IndexFunc(oldHosts, func(o protocol.Host) bool { return o.Name == h.Name })
 		if i < 0 {
@@ -97,12 +97,12 @@ func taintsByID(ts []string) map[string]string {
 	return m
 }
 
-// observedLabels is what the API server has for the labels the
+// ObservedLabels is what the API server has for the labels the
 // configuration manages (the keys of managed): a changed value is taken
 // from the API, a removed key is dropped. Labels the configuration does
 // not set (those Kubernetes adds itself, or anyone else) are not looked
 // at. It reports whether anything differed; managed is not modified.
-func observedLabels(managed, api map[string]string) (map[string]string, bool) {
+func ObservedLabels(managed, api map[string]string) (map[string]string, bool) {
 	if len(managed) == 0 {
 		return managed, false
 	}
@@ -122,12 +122,12 @@ func observedLabels(managed, api map[string]string) (map[string]string, bool) {
 	return out, drift
 }
 
-// observedTaints is what the API server has for the taints the
+// ObservedTaints is what the API server has for the taints the
 // configuration manages (by key and effect), in the configuration's order:
 // a changed value is taken from the API, a removed taint dropped. Other
 // taints (a control plane's, node.kubernetes.io/not-ready) are not looked
 // at. The written form of an unchanged taint is kept.
-func observedTaints(managed, api []string) ([]string, bool) {
+func ObservedTaints(managed, api []string) ([]string, bool) {
 	if len(managed) == 0 {
 		return managed, false
 	}

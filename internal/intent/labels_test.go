@@ -1,19 +1,10 @@
-package provider
+package intent
 
 import (
-	"context"
 	"reflect"
 	"slices"
 	"testing"
-	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/intentops/terraform-provider-cp/internal/packs"
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
 
@@ -32,7 +23,7 @@ func TestNodeChangesSetsAndRemovesExactlyTheChange(t *testing.T) {
 		{Name: "worker-2", Labels: map[string]string{"tier": "app"}},
 		{Name: "worker-new", Labels: map[string]string{"x": "y"}},
 	}
-	targets, changes := nodeChanges(oldH, newH)
+	targets, changes := NodeChanges(oldH, newH)
 	if want := []string{"master-1", "worker-1"}; !slices.Equal(targets, want) {
 		t.Errorf("targets = %v, want %v", targets, want)
 	}
@@ -44,119 +35,26 @@ func TestNodeChangesSetsAndRemovesExactlyTheChange(t *testing.T) {
 	if !slices.Equal(changes, want) {
 		t.Errorf("changes =\n%q\nwant\n%q", changes, want)
 	}
-	if targets, changes := nodeChanges(newH, newH); targets != nil || changes != nil {
+	if targets, changes := NodeChanges(newH, newH); targets != nil || changes != nil {
 		t.Errorf("no change gives %v %v", targets, changes)
 	}
 }
 
 func TestObservedLabelsAndTaintsOnlyLookAtManagedOnes(t *testing.T) {
 	api := map[string]string{"tier": "web", "kubernetes.io/hostname": "worker-1", "zone": "a"}
-	got, drift := observedLabels(map[string]string{"tier": "app", "zone": "a", "gone": "x"}, api)
+	got, drift := ObservedLabels(map[string]string{"tier": "app", "zone": "a", "gone": "x"}, api)
 	if !drift || !reflect.DeepEqual(got, map[string]string{"tier": "web", "zone": "a"}) {
 		t.Errorf("observedLabels = %v, %v", got, drift)
 	}
-	if _, drift := observedLabels(map[string]string{"zone": "a"}, api); drift {
+	if _, drift := ObservedLabels(map[string]string{"zone": "a"}, api); drift {
 		t.Error("a label Kubernetes added (kubernetes.io/hostname) is reported as drift")
 	}
 	apiT := []string{"dedicated=web:NoSchedule", "gpu:NoExecute", "node-role.kubernetes.io/control-plane:NoSchedule"}
-	gotT, drift := observedTaints([]string{"gpu=:NoExecute", "dedicated=db:NoSchedule", "gone:NoSchedule"}, apiT)
+	gotT, drift := ObservedTaints([]string{"gpu=:NoExecute", "dedicated=db:NoSchedule", "gone:NoSchedule"}, apiT)
 	if !drift || !slices.Equal(gotT, []string{"gpu=:NoExecute", "dedicated=web:NoSchedule"}) {
 		t.Errorf("observedTaints = %q, %v", gotT, drift)
 	}
-	if _, drift := observedTaints([]string{"gpu:NoExecute"}, apiT); drift {
+	if _, drift := ObservedTaints([]string{"gpu:NoExecute"}, apiT); drift {
 		t.Error("a taint the configuration does not set is reported as drift")
-	}
-}
-
-func relabelModel(workerLabels map[string]string, workerTaints []string) *clusterModel {
-	return &clusterModel{
-		Name:              types.StringValue("prod-k8s"),
-		KubernetesVersion: types.StringValue("1.31.2"),
-		Masters:           []nodeModel{{Name: types.StringValue("master-1"), Address: types.StringValue("10.0.0.11")}},
-		Workers: []nodeModel{
-			{Name: types.StringValue("worker-1"), Address: types.StringValue("10.0.0.21"), Labels: workerLabels, Taints: workerTaints},
-			{Name: types.StringValue("worker-2"), Address: types.StringValue("10.0.0.22")},
-		},
-	}
-}
-
-// A label or taint change of an existing worker plans the relabel action:
-// one job on the first master with exactly the change, nothing on the
-// worker (no kubeconfig goes there).
-func TestClusterOpsPlansRelabelForLabelAndTaintChanges(t *testing.T) {
-	cat, err := packs.LoadBuiltin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &KubernetesClusterResource{data: &providerData{Environment: "dev", Catalog: cat}, now: time.Now}
-	state := relabelModel(map[string]string{"tier": "app", "zone": "a"}, []string{"dedicated=db:NoSchedule"})
-	plan := relabelModel(map[string]string{"tier": "db"}, []string{"gpu:NoExecute"})
-	var diags diag.Diagnostics
-	ops := r.clusterOps(plan, state, time.Now(), &diags)
-	if diags.HasError() {
-		t.Fatalf("clusterOps: %v", diags)
-	}
-	if len(ops) != 1 || ops[0].Action != "relabel" || !slices.Equal(ops[0].Targets, []string{"worker-1"}) {
-		t.Fatalf("ops = %+v, want one relabel of worker-1", ops)
-	}
-	p := ops[0].Composed.Plan
-	if len(p.Instances) != 1 {
-		t.Fatalf("relabel plans %d instances, want 1: %+v", len(p.Instances), p.Instances)
-	}
-	in := p.Instances[0]
-	if in.JobID != "relabel-nodes" || in.Host != "master-1" {
-		t.Errorf("instance %s runs on %q, want relabel-nodes on master-1", in.ID, in.Host)
-	}
-	if want := "worker-1/tier=db,worker-1/zone-,worker-1/gpu:NoExecute,worker-1/dedicated:NoSchedule-"; in.Params[relabelParam] != want {
-		t.Errorf("node_changes = %q, want %q", in.Params[relabelParam], want)
-	}
-	again := r.clusterOps(plan, state, time.Now(), &diags)
-	if again[0].ID != ops[0].ID {
-		t.Errorf("the same change plans operation %s then %s; a failed apply must resume the same one", ops[0].ID, again[0].ID)
-	}
-	if ops := r.clusterOps(plan, plan, time.Now(), &diags); len(ops) != 0 {
-		t.Errorf("unchanged labels plan %d operations", len(ops))
-	}
-
-	plan.Parameters = map[string]string{relabelParam: "worker-2/x=y"}
-	diags = nil
-	r.clusterOps(plan, state, time.Now(), &diags)
-	if !diags.HasError() {
-		t.Error("parameters.node_changes is accepted; it must be refused (the provider computes it)")
-	}
-}
-
-// Changing only a master's labels or taints does not replace the cluster;
-// any other change of the masters still does.
-func TestMastersReplacedIgnoresLabelsAndTaints(t *testing.T) {
-	ctx := context.Background()
-	var sr resource.SchemaResponse
-	(&KubernetesClusterResource{}).Schema(ctx, resource.SchemaRequest{}, &sr)
-	elem := sr.Schema.Attributes["masters"].GetType().(types.ListType).ElemType
-	list := func(m ...nodeModel) types.List {
-		l, d := types.ListValueFrom(ctx, elem, m)
-		if d.HasError() {
-			t.Fatal(d)
-		}
-		return l
-	}
-	master := func(addr string, labels map[string]string, taints []string) nodeModel {
-		return nodeModel{Name: types.StringValue("master-1"), Address: types.StringValue(addr), Port: types.Int64Null(), Labels: labels, Taints: taints}
-	}
-	state := list(master("10.0.0.11", map[string]string{"rack": "r1"}, nil))
-	for name, c := range map[string]struct {
-		plan    types.List
-		replace bool
-	}{
-		"labels and taints":   {list(master("10.0.0.11", map[string]string{"rack": "r2"}, []string{"a:NoSchedule"})), false},
-		"address":             {list(master("10.0.0.12", map[string]string{"rack": "r1"}, nil)), true},
-		"a master added":      {list(master("10.0.0.11", map[string]string{"rack": "r1"}, nil), master("10.0.0.13", nil, nil)), true},
-		"address and a label": {list(master("10.0.0.12", map[string]string{"rack": "r2"}, nil)), true},
-	} {
-		var resp listplanmodifier.RequiresReplaceIfFuncResponse
-		mastersReplaced(ctx, planmodifier.ListRequest{StateValue: state, PlanValue: c.plan}, &resp)
-		if resp.Diagnostics.HasError() || resp.RequiresReplace != c.replace {
-			t.Errorf("%s: RequiresReplace = %v (%v), want %v", name, resp.RequiresReplace, resp.Diagnostics, c.replace)
-		}
 	}
 }

@@ -76,6 +76,14 @@ func (l *loaded) validatePack() {
 		if !pr.Scope.Valid() {
 			add(f+".scope", "unknown capability scope %q; use cluster or node", pr.Scope)
 		}
+		for _, name := range protocol.SortedKeys(pr.Attributes) {
+			for _, ph := range protocol.KeyParams(pr.Attributes[name]) {
+				if _, ok := p.Parameters[ph]; !ok && !protocol.ExportValues[ph] {
+					add(f+".attributes."+name, "attribute %s=%q names %q, which is neither a parameter of the pack nor one of %s",
+						name, pr.Attributes[name], ph, strings.Join(protocol.SortedKeys(protocol.ExportValues), ", "))
+				}
+			}
+		}
 	}
 	for _, name := range protocol.SortedKeys(p.Parameters) {
 		l.validateParam(d, "parameters."+name, p.Parameters[name])
@@ -89,7 +97,7 @@ func (l *loaded) validatePack() {
 // validateTemplateRefs checks plan_templates against actions.
 func (l *loaded) validateTemplateRefs() {
 	p, d := l.pack, l.packDoc
-	byAction := map[string]int{}
+	byAction, byKind := map[string]int{}, map[string]int{}
 	for i, ref := range p.PlanTemplates {
 		f := indexed("plan_templates", i)
 		if ref.ID == "" {
@@ -108,6 +116,15 @@ func (l *loaded) validateTemplateRefs() {
 		byAction[ref.Action] = i
 		if ref.Entrypoint == "" {
 			l.rep.add(d.path, d.line(f), f+".entrypoint", "entrypoint is empty; name the first job of the template")
+		}
+		if ref.Kind != "" && !slices.Contains(protocol.TemplateKinds, ref.Kind) {
+			l.rep.add(d.path, d.line(f+".kind"), f+".kind", "template kind %q is not one of %s", ref.Kind, strings.Join(protocol.TemplateKinds, ", "))
+		}
+		if k := ref.LifecycleKind(); k != protocol.KindDay2 {
+			if j, dup := byKind[k]; dup {
+				l.rep.add(d.path, d.line(f), f+".kind", "template %q is a second %s template (also plan_templates[%d]); a pack has at most one, mark the other kind: day2", ref.ID, k, j)
+			}
+			byKind[k] = i
 		}
 	}
 	for i, a := range p.Actions {

@@ -16,10 +16,37 @@ func (p PackRequirement) Requirement() CapabilityRequirement {
 }
 
 // PackProvision is a capability the pack provides once an action completes.
+// The resource that ran the pack exports it to others with Attributes,
+// each value's {name} placeholders replaced by the intent's parameter
+// (with its default) or one of ExportValues.
 type PackProvision struct {
-	Capability string `yaml:"capability" json:"capability"`
-	Scope      Scope  `yaml:"scope,omitempty" json:"scope,omitempty"`
+	Capability string            `yaml:"capability" json:"capability"`
+	Scope      Scope             `yaml:"scope,omitempty" json:"scope,omitempty"`
+	Attributes map[string]string `yaml:"attributes,omitempty" json:"attributes,omitempty"`
+	// Provider is the provider kind a capability policy names for this
+	// export (allowed_providers, default_provider); empty means the
+	// exporting resource's own kind.
+	Provider string `yaml:"provider,omitempty" json:"provider,omitempty"`
 }
+
+// ExportValues are the placeholders an export attribute may name besides
+// the pack's parameters: the intent's name, environment and region, and
+// the API endpoint of a cluster intent.
+var ExportValues = map[string]bool{"name": true, "environment": true, "region": true, "api_endpoint": true}
+
+// Template kinds: what a plan template does to the resource its pack
+// manages. A create template brings it into existence (customizations are
+// made against it, requirements are resolved for it); a destroy template
+// removes it (a resource's delete runs it); a day-2 template acts on an
+// existing one, whose requirements are already bound.
+const (
+	KindCreate  = "create"
+	KindDay2    = "day2"
+	KindDestroy = "destroy"
+)
+
+// TemplateKinds lists the valid kinds.
+var TemplateKinds = []string{KindCreate, KindDay2, KindDestroy}
 
 // TemplateRef points from a pack to one of its plan templates.
 type TemplateRef struct {
@@ -27,6 +54,24 @@ type TemplateRef struct {
 	Action     string `yaml:"action" json:"action"`         // e.g. create
 	Entrypoint string `yaml:"entrypoint" json:"entrypoint"` // first job
 	File       string `yaml:"file" json:"file"`             // template file inside the pack
+	// Kind is create, day2 or destroy; see LifecycleKind for the default.
+	Kind string `yaml:"kind,omitempty" json:"kind,omitempty"`
+}
+
+// LifecycleKind is the template's kind: Kind when set; otherwise create
+// for the actions create and install, destroy for delete and uninstall,
+// day2 for any other.
+func (r TemplateRef) LifecycleKind() string {
+	if r.Kind != "" {
+		return r.Kind
+	}
+	switch r.Action {
+	case "create", "install":
+		return KindCreate
+	case "delete", "uninstall":
+		return KindDestroy
+	}
+	return KindDay2
 }
 
 // Editable says how a pack's plans may be edited.
@@ -63,6 +108,28 @@ type ScenarioPack struct {
 
 // Ref returns id@version.
 func (p *ScenarioPack) Ref() string { return p.ID + "@" + p.Version }
+
+// KindOf returns the kind of the action's template, "" when the pack has
+// no template for it.
+func (p *ScenarioPack) KindOf(action string) string {
+	for _, r := range p.PlanTemplates {
+		if r.Action == action {
+			return r.LifecycleKind()
+		}
+	}
+	return ""
+}
+
+// ActionOfKind returns the first action whose template is of kind, "" when
+// none is.
+func (p *ScenarioPack) ActionOfKind(kind string) string {
+	for _, r := range p.PlanTemplates {
+		if r.LifecycleKind() == kind {
+			return r.Action
+		}
+	}
+	return ""
+}
 
 // Template returns the plan template of an action.
 func (p *ScenarioPack) Template(action string) (*PlanTemplate, error) {

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 
+	"github.com/intentops/terraform-provider-cp/internal/intent"
 	"github.com/intentops/terraform-provider-cp/internal/operation"
 	"github.com/intentops/terraform-provider-cp/internal/planner"
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
@@ -48,9 +49,9 @@ func opID(name, action string, parts ...string) string {
 // gives no ops.
 func (r *KubernetesClusterResource) clusterOps(plan *clusterModel, state *clusterModel, now time.Time, diags *diag.Diagnostics) []intentOp {
 	hosts, access := clusterHosts(plan, r.data, diags)
-	if _, set := plan.Parameters[relabelParam]; set {
-		addAttrError(diags, path.Root("parameters").AtMapKey(relabelParam), "Parameter set by the provider",
-			relabelParam+" is computed from the nodes' labels and taints; remove it from parameters and change labels or taints instead.")
+	if _, set := plan.Parameters[intent.RelabelParam]; set {
+		addAttrError(diags, path.Root("parameters").AtMapKey(intent.RelabelParam), "Parameter set by the provider",
+			intent.RelabelParam+" is computed from the nodes' labels and taints; remove it from parameters and change labels or taints instead.")
 	}
 	if diags.HasError() {
 		return nil
@@ -72,10 +73,10 @@ func (r *KubernetesClusterResource) clusterOps(plan *clusterModel, state *cluste
 	if len(added) > 0 {
 		c.compose("add_node", added, hosts, access, st, nil, added...)
 	}
-	if targets, changes := nodeChanges(oldHosts, hosts); len(changes) > 0 {
+	if targets, changes := intent.NodeChanges(oldHosts, hosts); len(changes) > 0 {
 		// Only the first master runs kubectl; no kubeconfig goes to the
 		// relabelled nodes.
-		c.compose("relabel", targets, hosts, access, st, map[string]string{relabelParam: strings.Join(changes, ",")}, changes...)
+		c.compose("relabel", targets, hosts, access, st, map[string]string{intent.RelabelParam: strings.Join(changes, ",")}, changes...)
 	}
 	if v := strOr(plan.KubernetesVersion, ""); v != strOr(state.KubernetesVersion, "") {
 		c.compose("upgrade", nil, hosts, access, st, nil, v)
@@ -111,15 +112,12 @@ func (r *KubernetesClusterResource) composer(m *clusterModel, now time.Time, dia
 		Catalog: r.data.Catalog, PackID: "kubernetes", Environment: env, Policy: r.data.Policy, Now: now,
 		Customization: toCustomization(m.Customizations), Patches: toPatches(m.PlanPatches, pack),
 	}
-	intent := protocol.Intent{
+	in := protocol.Intent{
 		ID: strOr(m.Name, ""), TargetResource: strOr(m.Name, ""), TargetResourceType: "kubernetes.cluster",
 		Parameters: clusterParams(m), Constraints: clusterConstraints(m, env),
 	}
-	return &composer{base: base, intent: intent, pack: pack, name: strOr(m.Name, ""), diags: diags}
+	return &composer{base: base, intent: in, pack: pack, name: strOr(m.Name, ""), diags: diags}
 }
-
-// relabelParam is the relabel action's parameter holding the changes.
-const relabelParam = "node_changes"
 
 // compose plans one action; params are set over the cluster's parameters
 // for this action only.

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/intentops/terraform-provider-cp/internal/intent"
 	"github.com/intentops/terraform-provider-cp/internal/operation"
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
@@ -93,8 +94,8 @@ func (r *KubernetesClusterResource) observeNodes(ctx context.Context, m *cluster
 // observeLabels returns n with the labels and taints it sets as the API
 // server has them, and warns when they differ.
 func observeLabels(n nodeModel, got operation.Node, at path.Path, diags *diag.Diagnostics) nodeModel {
-	labels, ld := observedLabels(n.Labels, got.Labels)
-	taints, td := observedTaints(n.Taints, got.Taints)
+	labels, ld := intent.ObservedLabels(n.Labels, got.Labels)
+	taints, td := intent.ObservedTaints(n.Taints, got.Taints)
 	if !ld && !td {
 		return n
 	}

@@ -111,6 +111,13 @@ CASES = {
         ("pack.yaml", "      file: templates/install.yaml\n", "      file: templates/install.yaml\n    - id: demo.uninstall\n      action: uninstall\n      entrypoint: apply\n      file: templates/uninstall.yaml\n"),
         ("templates/uninstall.yaml", None, "plan_template:\n  id: demo.uninstall\n  action: uninstall\n  title: Uninstall demo\n  stages:\n    - id: apply\n      title: Apply\n      jobs: [apply]\n"),
     ],
+    "template-unknown-kind": [("pack.yaml", "      file: templates/install.yaml\n", "      file: templates/install.yaml\n      kind: setup\n")],
+    "export-unknown-placeholder": [("pack.yaml", "  parameters:\n", "  provides:\n    - capability: demo.thing\n      attributes: {greeting: \"{greeting}\", colour: \"{colour}\"}\n  parameters:\n")],
+    "template-kind-twice": [
+        ("pack.yaml", "  actions: [install]\n", "  actions: [install, setup]\n"),
+        ("pack.yaml", "      file: templates/install.yaml\n", "      file: templates/install.yaml\n    - id: demo.setup\n      action: setup\n      entrypoint: apply\n      file: templates/setup.yaml\n      kind: create\n"),
+        ("templates/setup.yaml", None, "plan_template:\n  id: demo.setup\n  action: setup\n  title: Set up demo\n  stages:\n    - id: apply\n      title: Apply\n      jobs: [apply]\n"),
+    ],
     "template-file-missing": [("pack.yaml", "file: templates/install.yaml", "file: templates/setup.yaml")],
     "script-file-missing": [("jobs/apply.yaml", "script: scripts/apply.sh", "script: scripts/deploy.sh")],
     "unknown-expand": [("jobs/prepare.yaml", "expand: each_node", "expand: every_node")],

@@ -1,0 +1,157 @@
+package intent
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/intentops/terraform-provider-cp/internal/protocol"
+)
+
+// ClusterKind is the handle kind of a Kubernetes cluster.
+const ClusterKind = "kubernetes.cluster"
+
+// Handle is what an intent resource hands to others (its handle
+// attribute): what it is, its hosts, the capabilities it exports and its
+// artifacts by reference, never a secret value.
+type Handle struct {
+	Kind        string `json:"kind"`
+	Name        string `json:"name"`
+	Environment string `json:"environment,omitempty"`
+	Region      string `json:"region,omitempty"`
+	// Version and APIEndpoint are a cluster's.
+	Version      string                `json:"kubernetes_version,omitempty"`
+	APIEndpoint  string                `json:"api_endpoint,omitempty"`
+	Hosts        []HandleHost          `json:"hosts,omitempty"`
+	Capabilities []protocol.Capability `json:"capabilities,omitempty"`
+	Artifacts    []HandleArtifact      `json:"artifacts"`
+}
+
+// HandleHost is one host of a handle.
+type HandleHost struct {
+	Name    string `json:"name"`
+	Address string `json:"address"`
+	Port    int    `json:"port,omitempty"`
+	Role    string `json:"role"`
+}
+
+// HandleArtifact is one artifact of a handle: a secret by reference
+// (host:path), a public one with its value.
+type HandleArtifact struct {
+	ID        string `json:"id"`
+	Ref       string `json:"ref,omitempty"`
+	Value     string `json:"value,omitempty"`
+	ExpiresAt string `json:"expires_at,omitempty"`
+}
+
+// NewHandle builds a handle of hosts and artifacts: only public artifacts
+// keep their value.
+func NewHandle(kind, name string, hosts []protocol.Host, arts []protocol.Artifact) Handle {
+	h := Handle{Kind: kind, Name: name, Artifacts: []HandleArtifact{}}
+	for _, x := range hosts {
+		h.Hosts = append(h.Hosts, HandleHost{Name: x.Name, Address: x.Address, Port: x.Port, Role: x.Role})
+	}
+	for _, a := range arts {
+		ha := HandleArtifact{ID: a.ID, Ref: a.Ref}
+		if !a.ExpiresAt.IsZero() {
+			ha.ExpiresAt = a.ExpiresAt.UTC().Format(time.RFC3339)
+		}
+		if a.Sensitivity == protocol.SensitivityPublic {
+			ha.Value = a.Value
+		}
+		h.Artifacts = append(h.Artifacts, ha)
+	}
+	return h
+}
+
+// Encode writes the handle as JSON.
+func (h Handle) Encode() string {
+	b, err := json.Marshal(h)
+	if err != nil {
+		// A Handle holds strings, ints and maps of strings only.
+		panic(fmt.Sprintf("encode handle: %v", err))
+	}
+	return string(b)
+}
+
+// DecodeHandle reads a handle and checks it is of kind (any kind when
+// empty) with a name.
+func DecodeHandle(s, kind string) (Handle, error) {
+	var h Handle
+	if err := json.Unmarshal([]byte(s), &h); err != nil {
+		return h, fmt.Errorf("not a handle (pass the handle attribute of a cp resource): %w", err)
+	}
+	if h.Name == "" || (kind != "" && h.Kind != kind) {
+		return h, fmt.Errorf("not a %s handle: kind %q, name %q", orAny(kind), h.Kind, h.Name)
+	}
+	return h, nil
+}
+
+// DecodeClusterHandle reads a cluster handle: kind kubernetes.cluster, a
+// name and at least one host.
+func DecodeClusterHandle(s string) (Handle, error) {
+	h, err := DecodeHandle(s, ClusterKind)
+	if err == nil && len(h.Hosts) == 0 {
+		err = fmt.Errorf("not a %s handle: %s lists no hosts", ClusterKind, h.Name)
+	}
+	if err != nil {
+		return h, fmt.Errorf("%w; pass cp_kubernetes_cluster.<name>.handle", err)
+	}
+	return h, nil
+}
+
+func orAny(kind string) string {
+	if kind == "" {
+		return "cp"
+	}
+	return kind
+}
+
+// ProtocolHosts are the handle's hosts.
+func (h Handle) ProtocolHosts() []protocol.Host {
+	var out []protocol.Host
+	for _, x := range h.Hosts {
+		out = append(out, protocol.Host{Name: x.Name, Address: x.Address, Port: x.Port, Role: x.Role})
+	}
+	return out
+}
+
+// ProtocolArtifacts are the handle's artifacts: one with a reference is a
+// secret kept on the host the reference names, one without is internal.
+func (h Handle) ProtocolArtifacts() []protocol.Artifact {
+	var out []protocol.Artifact
+	for _, a := range h.Artifacts {
+		art := protocol.Artifact{ID: a.ID, Ref: a.Ref, Value: a.Value, Sensitivity: protocol.SensitivityInternal}
+		if a.Ref != "" {
+			art.Sensitivity = protocol.SensitivitySecret
+			if host, _, ok := protocol.SplitRef(a.Ref); ok {
+				art.Host = host
+			}
+		}
+		if a.ExpiresAt != "" {
+			art.ExpiresAt, _ = time.Parse(time.RFC3339, a.ExpiresAt)
+		}
+		out = append(out, art)
+	}
+	return out
+}
+
+// Exports are the capabilities the handle's resource offers: those it
+// lists, or, for a handle that lists none (written by hand, or by an
+// older version), the exports of pack computed from the handle's values.
+func (h Handle) Exports(pack *protocol.ScenarioPack) []protocol.Capability {
+	if len(h.Capabilities) > 0 {
+		return h.Capabilities
+	}
+	params := map[string]string{}
+	if pack != nil {
+		// The cluster's values under the pack's parameter names.
+		for k, v := range map[string]string{"cluster_name": h.Name, "kubernetes_version": h.Version} {
+			if _, ok := pack.Parameters[k]; ok && v != "" {
+				params[k] = v
+			}
+		}
+	}
+	return Exports(pack, ExportValues(pack, params, map[string]string{
+		"name": h.Name, "environment": h.Environment, "region": h.Region, "api_endpoint": h.APIEndpoint}))
+}
