@@ -35,11 +35,16 @@ type Decision struct {
 	Kind        Kind                           `json:"kind"`
 	// Binding is the record kept in a plan, set for every kind.
 	Binding protocol.Binding `json:"binding"`
-	// Create is set for create decisions, and for approval gates that hold
-	// back a creation.
+	// Create is set for create decisions, and for approval and cost gates
+	// that hold back a creation.
 	Create *Create `json:"create,omitempty"`
-	// Gate is set for gate decisions.
-	Gate       *protocol.Gate    `json:"gate,omitempty"`
+	// Gate is set for gate decisions, and for bind and create decisions
+	// chosen at a gate (Gate.Chosen names the option), which the gate
+	// still holds until its decision is checked at apply.
+	Gate *protocol.Gate `json:"gate,omitempty"`
+	// Refused says why a decision given for the gate was not applied at
+	// plan (the actor lacks the gate's roles); the gate waits.
+	Refused    string            `json:"refused,omitempty"`
 	Candidates []CandidateReport `json:"candidates"`
 	Reason     string            `json:"reason"`
 }

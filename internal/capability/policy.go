@@ -15,6 +15,17 @@ type EnvPolicy struct {
 	RequireApproval bool `json:"require_approval,omitempty"`
 	// ApprovalRoles are the roles that may approve; empty means any role.
 	ApprovalRoles []string `json:"approval_roles,omitempty"`
+	// ExceptionRoles are the roles that may grant an exception to
+	// AllowedProviders: when nothing allowed satisfies a requirement but a
+	// provider the policy forbids would, a policy_exception gate offers
+	// it, and only a decision by an actor holding one of these roles
+	// grants it. Empty means no exception is possible.
+	ExceptionRoles []string `json:"exception_roles,omitempty"`
+	// MaxMonthlyCostWithoutConfirmation is the monthly cost in USD up to
+	// which a provider is created without asking; creating one whose pack
+	// declares a higher cost stops at a cost_confirmation gate. Nil means
+	// no threshold.
+	MaxMonthlyCostWithoutConfirmation *float64 `json:"max_monthly_cost_without_confirmation,omitempty"`
 }
 
 // Allows reports whether provider kind p is allowed.

@@ -29,6 +29,9 @@ type Creator struct {
 	Pack       string `json:"pack"`       // minio
 	Version    string `json:"version,omitempty"`
 	Action     string `json:"action"` // install
+	// MonthlyUSD is the cost the pack declares for one instance (pack.yaml
+	// cost.monthly_usd); 0 when it declares none.
+	MonthlyUSD float64 `json:"monthly_usd,omitempty"`
 }
 
 // Request is one requirement to resolve.
@@ -42,4 +45,10 @@ type Request struct {
 	Candidates []Candidate       `json:"candidates,omitempty"`
 	Creators   []Creator         `json:"creators,omitempty"`
 	Policy     Policy            `json:"policy,omitempty"`
+	// Choices are the decisions known at plan time (the resource's
+	// approvals with the provider's actor and roles). A decision for a
+	// gate Resolve produces applies the chosen option: bind builds the
+	// decision for that candidate, create for that provider, both still
+	// held by the gate, which the engine checks again at apply.
+	Choices []protocol.Decision `json:"choices,omitempty"`
 }

@@ -24,6 +24,14 @@ type resolution struct {
 	policy      EnvPolicy
 	hasPolicy   bool
 	constraints map[string]string
+	// forbidden and forbiddenCreators would satisfy the requirement but
+	// for the policy's allowed providers (policy exception material).
+	forbidden         []Candidate
+	forbiddenCreators []Creator
+	// candidates and creators are the accepted ones, by name and provider,
+	// for options chosen at a gate.
+	candidates map[string]Candidate
+	creators   map[string]Creator
 }
 
 // Resolve decides how a requirement is satisfied: bind one candidate,
@@ -56,11 +64,13 @@ func Resolve(req Request) (Decision, error) {
 		c := accepted[0]
 		return r.bind(d, c, fmt.Sprintf("%s (%s) is the only matching candidate of %d", c.Name, c.Provider, len(req.Candidates))), nil
 	case len(accepted) > 1:
-		return r.chooseCandidate(d, accepted), nil
-	case len(creators) == 0:
-		return d, r.unsatisfiable(d)
+		return r.choice(r.chooseCandidate(d, accepted))
+	case len(creators) > 0:
+		return r.choice(r.chooseCreator(d, creators))
+	case r.exceptionPossible():
+		return r.choice(r.exception(d))
 	default:
-		return r.chooseCreator(d, creators), nil
+		return d, r.unsatisfiable(d)
 	}
 }
 
@@ -76,7 +86,8 @@ func (r *resolution) judgeCandidates(d *Decision) []Candidate {
 		if c.Capability.Key != r.key {
 			bad = append(bad, fmt.Sprintf("provides %s, not %s", c.Capability.Key, r.key))
 		}
-		if msg, allowed := r.providerAllowed(c.Provider); allowed {
+		msg, allowed := r.providerAllowed(c.Provider)
+		if allowed {
 			ok = append(ok, msg)
 		} else {
 			bad = append(bad, msg)
@@ -93,6 +104,8 @@ func (r *resolution) judgeCandidates(d *Decision) []Candidate {
 		d.Candidates = append(d.Candidates, rep)
 		if rep.Accepted {
 			accepted = append(accepted, c)
+		} else if !allowed && len(bad) == 1 {
+			r.forbidden = append(r.forbidden, c)
 		}
 	}
 	return accepted
@@ -116,6 +129,7 @@ func (r *resolution) judgeCreators(d *Decision) []Creator {
 			accepted = append(accepted, c)
 		} else {
 			rep.Reasons = []string{"rejected: " + msg}
+			r.forbiddenCreators = append(r.forbiddenCreators, c)
 		}
 		d.Candidates = append(d.Candidates, rep)
 	}
@@ -183,9 +197,9 @@ func (r *resolution) chooseCandidate(d Decision, accepted []Candidate) Decision 
 				def, r.envName(), hits[0].Name, len(accepted), strings.Join(names, ", ")))
 		}
 	}
-	opts := make([]string, 0, len(accepted)+1)
+	opts := make([]protocol.GateOption, 0, len(accepted)+1)
 	for _, c := range accepted {
-		opts = append(opts, "bind "+c.Name)
+		opts = append(opts, r.bindOption("bind "+c.Name, c))
 	}
 	reason := fmt.Sprintf("%s: %d candidates match (%s) and no default provider in %s chooses one", r.key, len(accepted), strings.Join(names, ", "), r.envName())
 	return r.gate(d, protocol.GateProviderSelection, "select-"+slug(r.key)+"-provider", reason, opts, nil)
@@ -209,11 +223,11 @@ func (r *resolution) chooseCreator(d Decision, creators []Creator) Decision {
 		none = fmt.Sprintf("no existing provider of %s was offered", r.key)
 	}
 	if pick < 0 {
-		opts := make([]string, 0, len(creators)+1)
+		opts := make([]protocol.GateOption, 0, len(creators)+1)
 		kinds := make([]string, 0, len(creators))
 		for _, c := range creators {
-			opts = append(opts, "create "+c.Provider)
-			kinds = append(kinds, c.Provider)
+			opts = append(opts, r.createOption("create "+c.Provider, c))
+			kinds = append(kinds, c.Provider+costNote(c))
 		}
 		reason := fmt.Sprintf("%s; %d providers can be created (%s) and no default provider in %s chooses one",
 			none, len(creators), strings.Join(kinds, ", "), r.envName())
@@ -227,29 +241,29 @@ func (r *resolution) chooseCreator(d Decision, creators []Creator) Decision {
 	create := &Create{Pack: c.Pack, Version: c.Version, Action: c.Action, Provider: c.Provider}
 	d.Create = create
 	if r.policy.RequireApproval {
-		opts := []string{"create " + c.Provider}
-		for _, p := range slices.Sorted(slices.Values(r.policy.AllowedProviders)) {
-			if p != c.Provider {
-				opts = append(opts, "bind "+p)
-			}
-		}
-		reason := fmt.Sprintf("%s in %s and no existing %s provider matches; policy requires approval to create %s (pack %s %s)",
-			r.key, r.envName(), r.envName(), c.Provider, c.Pack, c.Action)
+		// Only options that can take effect: no existing provider matches,
+		// so there is nothing to bind instead.
+		opts := []protocol.GateOption{r.createOption("create "+c.Provider, c)}
+		reason := fmt.Sprintf("%s in %s and no existing %s provider matches; policy requires approval to create %s (pack %s %s)%s",
+			r.key, r.envName(), r.envName(), c.Provider, c.Pack, c.Action, costNote(c))
 		if desc := Describe(r.constraints, r.req.Workload); desc != "" {
-			reason = fmt.Sprintf("%s (%s) is required in %s and no existing provider matches; policy requires approval to create %s (pack %s %s)",
-				r.key, desc, r.envName(), c.Provider, c.Pack, c.Action)
+			reason = fmt.Sprintf("%s (%s) is required in %s and no existing provider matches; policy requires approval to create %s (pack %s %s)%s",
+				r.key, desc, r.envName(), c.Provider, c.Pack, c.Action, costNote(c))
 		}
 		return r.gate(d, protocol.GateApproval, "approve-"+slug(c.Provider), reason, opts, r.policy.ApprovalRoles)
 	}
-	reason := fmt.Sprintf("%s; create %s with pack %s %s: %s", none, c.Provider, c.Pack, c.Action, why)
+	if over, why := r.overCost(c); over {
+		return r.costGate(d, c, why)
+	}
+	reason := fmt.Sprintf("%s; create %s with pack %s %s: %s%s", none, c.Provider, c.Pack, c.Action, why, r.costWithin(c))
 	d.Kind = KindCreate
 	d.Reason = reason
 	d.Binding = protocol.Binding{Requirement: d.Requirement, Decision: string(KindCreate), Provider: c.Provider, Reason: reason}
 	return d
 }
 
-func (r *resolution) gate(d Decision, typ protocol.GateType, id, reason string, opts, roles []string) Decision {
-	g := &protocol.Gate{ID: id, Type: typ, Reason: reason, Options: append(opts, OptionCancel), RequiredRoles: slices.Clone(roles)}
+func (r *resolution) gate(d Decision, typ protocol.GateType, id, reason string, opts []protocol.GateOption, roles []string) Decision {
+	g := &protocol.Gate{ID: id, Type: typ, Reason: reason, Options: append(opts, protocol.Cancel(OptionCancel)), RequiredRoles: slices.Clone(roles)}
 	d.Kind = KindGate
 	d.Gate = g
 	d.Reason = reason

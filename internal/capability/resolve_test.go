@@ -93,7 +93,7 @@ func TestResolve(t *testing.T) {
 			req: Request{Requirement: protocol.CapabilityRequirement{Key: s3, Constraints: map[string]string{"region": "same-as-workload"}},
 				Environment: "prod", Workload: euCentral, Policy: seedPolicy(), Creators: minioCreators()},
 			want: want{kind: KindGate, create: "dedicated_minio", gateType: protocol.GateApproval, gateID: "approve-dedicated-minio",
-				options: []string{"create dedicated_minio", "bind aws_s3", OptionCancel}, roles: []string{"sre", "platform_admin"},
+				options: []string{"create dedicated_minio", OptionCancel}, roles: []string{"sre", "platform_admin"},
 				reason:  "policy requires approval to create dedicated_minio",
 				reports: []string{"new shared_minio (minio install-shared)=rejected: provider shared_minio not allowed in prod"}},
 		},
@@ -245,8 +245,8 @@ func TestResolve(t *testing.T) {
 			if w.gateID != "" && d.Gate.ID != w.gateID {
 				t.Errorf("gate id got: %s want: %s", d.Gate.ID, w.gateID)
 			}
-			if w.options != nil && !slices.Equal(d.Gate.Options, w.options) {
-				t.Errorf("options got: %q want: %q", d.Gate.Options, w.options)
+			if w.options != nil && !slices.Equal(d.Gate.OptionIDs(), w.options) {
+				t.Errorf("options got: %q want: %q", d.Gate.OptionIDs(), w.options)
 			}
 			if w.roles != nil && !slices.Equal(d.Gate.RequiredRoles, w.roles) {
 				t.Errorf("roles got: %q want: %q", d.Gate.RequiredRoles, w.roles)

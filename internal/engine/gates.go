@@ -2,10 +2,15 @@ package engine
 
 import (
 	"strings"
+
+	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
 
 // decideGate finishes a gate with an accepted decision or leaves it
-// waiting; refused decisions are reported with the reason.
+// waiting; refused decisions are reported with the reason. The chosen
+// option's effect decides what follows: proceed, bind and create release
+// the jobs the gate holds (the plan was built for the bind or create
+// option), cancel ends the operation (see cancelGate).
 func (r *run) decideGate(st *instState) {
 	g := st.in.Gate
 	st.decided = true
@@ -15,15 +20,20 @@ func (r *run) decideGate(st *instState) {
 		if d.Gate != g.ID && d.Gate != st.in.ID {
 			continue
 		}
-		if err := d.Check(*g); err != nil {
+		opt, err := d.Choose(*g)
+		if err != nil {
 			refused = append(refused, err.Error())
 			r.em.emit(Event{Type: EventGateRefused, Status: StatusWaiting, Instance: st.in.ID, Stage: st.in.Stage, Message: "decision refused: " + err.Error()})
 			continue
 		}
 		dec := d
-		st.res.Status = StatusDone
 		st.res.Decision = &dec
-		st.res.Reason = "decided " + d.Option + " by " + d.Actor
+		if opt.Effect == protocol.EffectCancel {
+			r.cancelGate(st, opt)
+			return
+		}
+		st.res.Status = StatusDone
+		st.res.Reason = "decided " + d.Option + " (" + string(opt.Effect) + ") by " + d.Actor
 		r.em.emit(Event{Type: EventGateApproved, Status: StatusDone, Instance: st.in.ID, Stage: st.in.Stage, Message: st.res.Reason})
 		r.emitFinished(st)
 		return
@@ -42,7 +52,11 @@ func (r *run) gateWait(st *instState) GateWait {
 	g := st.in.Gate
 	w := GateWait{
 		Instance: st.in.ID, Gate: g.ID, Type: g.Type, Status: g.Type.WaitStatus(), Reason: g.Reason,
-		Options: append([]string(nil), g.Options...), RequiredRoles: append([]string(nil), g.RequiredRoles...),
+		Options: g.OptionIDs(), Effects: make([]protocol.OptionEffect, len(g.Options)),
+		RequiredRoles: append([]string(nil), g.RequiredRoles...), Parameter: g.Parameter,
+	}
+	for i, o := range g.Options {
+		w.Effects[i] = o.Effect
 	}
 	for _, d := range r.in.Decisions {
 		if d.Gate != g.ID && d.Gate != st.in.ID {

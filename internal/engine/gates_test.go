@@ -11,7 +11,7 @@ import (
 func gatedPlan() *protocol.Plan {
 	p := clusterPlan("w1")
 	gate := &protocol.JobInstance{ID: "approve-verify", Stage: "verify", Origin: protocol.OriginGate, Needs: []string{"join[w1]"},
-		Gate: &protocol.Gate{ID: "approve-verify", Type: protocol.GateApproval, Reason: "verification touches prod", Options: []string{"approve", "cancel"}, RequiredRoles: []string{"sre"}}}
+		Gate: &protocol.Gate{ID: "approve-verify", Type: protocol.GateApproval, Reason: "verification touches prod", Options: []protocol.GateOption{protocol.Proceed("approve"), protocol.Cancel("cancel")}, RequiredRoles: []string{"sre"}}}
 	last := p.Instances[len(p.Instances)-1]
 	last.Needs = []string{"approve-verify"}
 	p.Instances = append(p.Instances[:len(p.Instances)-1], gate, last)

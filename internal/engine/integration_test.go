@@ -253,7 +253,7 @@ func TestIntegrationGateApproval(t *testing.T) {
 	other := itJob("other", "step", stateEvidence("other_done"))
 	b.add(prep, "gt-1", nil)
 	g := protocol.Gate{ID: "approve-upgrade", Type: protocol.GateApproval, Reason: "the upgrade restarts the control plane",
-		Options: []string{"approve", "reject"}, RequiredRoles: []string{"sre-lead"}}
+		Options: []protocol.GateOption{protocol.Proceed("approve"), protocol.Cancel("reject")}, RequiredRoles: []string{"sre-lead"}}
 	b.gate(g, "prepare[gt-1]")
 	b.add(upgrade, "gt-1", []string{"approve-upgrade"})
 	b.add(other, "gt-2", nil)
@@ -267,7 +267,7 @@ func TestIntegrationGateApproval(t *testing.T) {
 		t.Fatalf("waiting got: %+v want: one gate", res.Waiting)
 	}
 	w := res.Waiting[0]
-	if w.Gate != g.ID || w.Reason != g.Reason || !slices.Equal(w.Options, g.Options) || !slices.Equal(w.RequiredRoles, g.RequiredRoles) || w.Status != protocol.StatusWaitingForApproval {
+	if w.Gate != g.ID || w.Reason != g.Reason || !slices.Equal(w.Options, g.OptionIDs()) || !slices.Equal(w.RequiredRoles, g.RequiredRoles) || w.Status != protocol.StatusWaitingForApproval {
 		t.Errorf("waiting gate got: %+v want: gate %s with its reason, options and roles", w, g.ID)
 	}
 	sk := wantStatus(t, res, "upgrade[gt-1]", StatusSkipped)

@@ -30,6 +30,9 @@ const (
 	StatusWaiting Status = "waiting"
 	// StatusInterrupted: cut off by cancellation; the next run resumes it.
 	StatusInterrupted Status = "interrupted"
+	// StatusCancelled: a gate whose cancel option was chosen; the
+	// operation ends Cancelled.
+	StatusCancelled Status = "cancelled"
 )
 
 // Finished reports whether dependents of an instance in this status may start.
@@ -93,15 +96,27 @@ func (r InstanceResult) Err() error { return r.err }
 
 // GateWait says which gate waits and what it needs.
 type GateWait struct {
-	Instance      string                   `json:"instance"`
-	Gate          string                   `json:"gate"`
-	Type          protocol.GateType        `json:"type"`
-	Status        protocol.OperationStatus `json:"status"`
-	Reason        string                   `json:"reason"`
-	Options       []string                 `json:"options"`
-	RequiredRoles []string                 `json:"required_roles,omitempty"`
+	Instance string                   `json:"instance"`
+	Gate     string                   `json:"gate"`
+	Type     protocol.GateType        `json:"type"`
+	Status   protocol.OperationStatus `json:"status"`
+	Reason   string                   `json:"reason"`
+	Options  []string                 `json:"options"`
+	// Effects holds the effect of each option, in Options' order.
+	Effects       []protocol.OptionEffect `json:"effects"`
+	RequiredRoles []string                `json:"required_roles,omitempty"`
+	// Parameter names the parameter a missing_input gate waits for.
+	Parameter string `json:"parameter,omitempty"`
 	// Refused explains why a supplied decision was not accepted.
 	Refused string `json:"refused,omitempty"`
+}
+
+// GateCancel says which gate cancelled the operation and who chose it.
+type GateCancel struct {
+	Instance string `json:"instance"`
+	Gate     string `json:"gate"`
+	Option   string `json:"option"`
+	Actor    string `json:"actor"`
 }
 
 // ProvidedCapability is a capability a finished instance provides.
@@ -131,12 +146,14 @@ type InterventionResult struct {
 // Result of a run. Every slice is sorted: instances in plan order, the rest
 // by id, host and instance.
 type Result struct {
-	Operation     protocol.Operation   `json:"operation"`
-	Instances     []InstanceResult     `json:"instances"`
-	Artifacts     []protocol.Artifact  `json:"artifacts"`
-	Capabilities  []ProvidedCapability `json:"capabilities"`
-	Evidence      []InstanceEvidence   `json:"evidence"`
-	Waiting       []GateWait           `json:"waiting,omitempty"`
+	Operation    protocol.Operation   `json:"operation"`
+	Instances    []InstanceResult     `json:"instances"`
+	Artifacts    []protocol.Artifact  `json:"artifacts"`
+	Capabilities []ProvidedCapability `json:"capabilities"`
+	Evidence     []InstanceEvidence   `json:"evidence"`
+	Waiting      []GateWait           `json:"waiting,omitempty"`
+	// Cancelled is set when a gate's cancel option ended the operation.
+	Cancelled     *GateCancel          `json:"cancelled,omitempty"`
 	Failed        []string             `json:"failed,omitempty"` // instance ids
 	Interventions []InterventionResult `json:"interventions,omitempty"`
 	secrets       map[string]string    // artifact key -> value

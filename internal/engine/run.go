@@ -150,8 +150,9 @@ func lifecyclePath(from, target protocol.OperationStatus) []protocol.OperationSt
 	return nil
 }
 
-// endOperation sets the final status: Interrupted when cancelled, Failed
-// when an instance failed, the wait status of the first waiting gate, else
+// endOperation sets the final status: Interrupted when the context was
+// cancelled, Cancelled when a gate's cancel option was chosen, Failed when
+// an instance failed, the wait status of the first waiting gate, else
 // Completed.
 func (r *run) endOperation(ctx context.Context) {
 	var failed, waiting []*instState
@@ -163,9 +164,12 @@ func (r *run) endOperation(ctx context.Context) {
 			waiting = append(waiting, st)
 		}
 	}
+	cancel := r.cancelledBy()
 	switch {
 	case ctx.Err() != nil:
 		r.moveTo(protocol.StatusInterrupted, "interrupted; run the plan again to resume")
+	case cancel != nil:
+		r.moveTo(protocol.StatusCancelled, fmt.Sprintf("gate %s: option %s chosen by %s cancelled the operation", cancel.Gate, cancel.Option, cancel.Actor))
 	case len(failed) > 0:
 		r.moveTo(protocol.StatusFailed, fmt.Sprintf("%d instance(s) failed, first %s", len(failed), failed[0].in.ID))
 	case len(waiting) > 0:
@@ -257,5 +261,6 @@ func (r *run) result() *Result {
 		return a.ID < b.ID
 	})
 	res.Interventions = r.interv
+	res.Cancelled = r.cancelledBy()
 	return res
 }

@@ -52,6 +52,7 @@ type scheduler struct {
 	done       chan int
 	failed     bool
 	stopReason string
+	cancelled  bool // a gate's cancel option was chosen
 }
 
 func (r *run) schedule(ctx context.Context) {
@@ -217,6 +218,9 @@ func (s *scheduler) settle(st *instState) {
 		reason = fmt.Sprintf("needs gate %s which waits for a decision", st.in.ID)
 	case StatusInterrupted:
 		return // dependents stay pending: the next run resumes them
+	case StatusCancelled:
+		s.stopForCancel(st)
+		reason = fmt.Sprintf("needs gate %s whose cancel option was chosen", st.in.ID)
 	default:
 		reason = st.res.Reason // a skipped need: keep the root cause
 	}

@@ -13,6 +13,7 @@ func (l *loaded) validateTemplates(jobs map[string]*jobFile) {
 	for _, tf := range l.templates {
 		l.validateTemplate(tf, jobs)
 	}
+	l.validateGates()
 }
 
 func (l *loaded) validateTemplate(tf *templateFile, jobs map[string]*jobFile) {

@@ -129,7 +129,10 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) {
 	if isNull(n) {
 		return
 	}
-	if reflect.PointerTo(t).Implements(unmarshalerType) {
+	if reflect.PointerTo(t).Implements(unmarshalerType) && (t.Kind() != reflect.Struct || n.Kind != yaml.MappingNode) {
+		// A struct that also reads a scalar form (a gate option written
+		// as a bare string) is checked key by key when written as a
+		// mapping.
 		w.leaf(n, t, path)
 		return
 	}

@@ -196,7 +196,7 @@ func TestTempoWithoutDecisionFails(t *testing.T) {
 func TestTemplateGate(t *testing.T) {
 	k := fixtureKubernetes()
 	k.Templates["create"].Gates = []protocol.Gate{{ID: "confirm-init", Type: protocol.GateDestructive, Reason: "kubeadm init wipes /etc/kubernetes",
-		Options: []string{"proceed", "cancel operation"}, RequiredRoles: []string{"sre"}, Before: []string{"init-control-plane"}}}
+		Options: []protocol.GateOption{protocol.Proceed("proceed"), protocol.Cancel("cancel operation")}, RequiredRoles: []string{"sre"}, Before: []string{"init-control-plane"}}}
 	p := mustBuild(t, createInput(k))
 	g, ok := p.Instance("confirm-init")
 	if !ok || !g.IsGate() || g.Origin != protocol.OriginGate || g.Stage != "init-control-plane" {

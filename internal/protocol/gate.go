@@ -1,8 +1,12 @@
 package protocol
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
 )
 
 // GateType is the kind of decision a gate waits for.
@@ -31,15 +35,155 @@ func (t GateType) WaitStatus() OperationStatus {
 	return StatusWaitingForApproval
 }
 
+// OptionEffect is what choosing a gate option does.
+type OptionEffect string
+
+const (
+	// EffectProceed releases the jobs the gate holds.
+	EffectProceed OptionEffect = "proceed"
+	// EffectCancel ends the operation as Cancelled: nothing the gate
+	// holds, nor anything that has not started yet, runs.
+	EffectCancel OptionEffect = "cancel"
+	// EffectBind binds the option's Candidate (an existing provider); the
+	// planner builds the plan for it.
+	EffectBind OptionEffect = "bind"
+	// EffectCreate creates a provider of kind Provider through a
+	// sub-operation that the planner adds behind the gate.
+	EffectCreate OptionEffect = "create"
+)
+
+// OptionEffects lists every effect, sorted.
+var OptionEffects = []OptionEffect{EffectBind, EffectCancel, EffectCreate, EffectProceed}
+
+// Valid reports whether e is a known effect.
+func (e OptionEffect) Valid() bool { return slices.Contains(OptionEffects, e) }
+
+// GateOption is one choice a gate offers and what choosing it does.
+type GateOption struct {
+	ID     string       `yaml:"id" json:"id"`
+	Effect OptionEffect `yaml:"effect" json:"effect"`
+	// Candidate is the provider a bind option binds (a candidate name).
+	Candidate string `yaml:"candidate,omitempty" json:"candidate,omitempty"`
+	// Provider is the provider kind a create option creates.
+	Provider string `yaml:"provider,omitempty" json:"provider,omitempty"`
+	// Plain is set when the pack wrote the option as a bare string, which
+	// means proceed.
+	Plain bool `yaml:"-" json:"-"`
+}
+
+// Proceed returns a proceed option.
+func Proceed(id string) GateOption { return GateOption{ID: id, Effect: EffectProceed} }
+
+// Cancel returns a cancel option.
+func Cancel(id string) GateOption { return GateOption{ID: id, Effect: EffectCancel} }
+
+// UnmarshalYAML reads an option written as a mapping
+// ({id: uninstall, effect: proceed}) or as a bare string, which proceeds.
+func (o *GateOption) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		var s string
+		if err := n.Decode(&s); err != nil {
+			return err
+		}
+		*o = GateOption{ID: s, Effect: EffectProceed, Plain: true}
+		return nil
+	}
+	type plain GateOption
+	var p plain
+	if err := n.Decode(&p); err != nil {
+		return err
+	}
+	*o = GateOption(p)
+	return nil
+}
+
+// UnmarshalJSON reads an option as an object, or a bare string (plans
+// written before options had effects), which proceeds.
+func (o *GateOption) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*o = GateOption{ID: s, Effect: EffectProceed, Plain: true}
+		return nil
+	}
+	type plain GateOption
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*o = GateOption(p)
+	return nil
+}
+
+// String renders the option for people: "uninstall (proceed)",
+// "bind aws-s3-eu (bind aws-s3-eu)".
+func (o GateOption) String() string {
+	switch o.Effect {
+	case EffectBind:
+		return fmt.Sprintf("%s (bind %s)", o.ID, o.Candidate)
+	case EffectCreate:
+		return fmt.Sprintf("%s (create %s)", o.ID, o.Provider)
+	}
+	return fmt.Sprintf("%s (%s)", o.ID, o.Effect)
+}
+
+// Validate checks the option's own shape: an id, a known effect, and the
+// target its effect needs (and only that).
+func (o GateOption) Validate() error {
+	if o.ID == "" {
+		return fmt.Errorf("option id is empty")
+	}
+	if !o.Effect.Valid() {
+		return fmt.Errorf("option %q: effect %q is not one of %v", o.ID, o.Effect, OptionEffects)
+	}
+	if o.Effect == EffectBind && o.Candidate == "" {
+		return fmt.Errorf("option %q: effect bind needs the candidate it binds (candidate: NAME)", o.ID)
+	}
+	if o.Effect == EffectCreate && o.Provider == "" {
+		return fmt.Errorf("option %q: effect create needs the provider kind it creates (provider: KIND)", o.ID)
+	}
+	if o.Effect != EffectBind && o.Candidate != "" {
+		return fmt.Errorf("option %q: candidate is set but the effect is %s; only bind options name a candidate", o.ID, o.Effect)
+	}
+	if o.Effect != EffectCreate && o.Provider != "" {
+		return fmt.Errorf("option %q: provider is set but the effect is %s; only create options name a provider", o.ID, o.Effect)
+	}
+	return nil
+}
+
 // Gate is a DAG node that waits for a decision.
 type Gate struct {
-	ID            string   `yaml:"id" json:"id"`
-	Type          GateType `yaml:"type" json:"type"`
-	Reason        string   `yaml:"reason" json:"reason"`
-	Options       []string `yaml:"options" json:"options"`
-	RequiredRoles []string `yaml:"required_roles,omitempty" json:"required_roles,omitempty"`
+	ID            string       `yaml:"id" json:"id"`
+	Type          GateType     `yaml:"type" json:"type"`
+	Reason        string       `yaml:"reason" json:"reason"`
+	Options       []GateOption `yaml:"options" json:"options"`
+	RequiredRoles []string     `yaml:"required_roles,omitempty" json:"required_roles,omitempty"`
 	// Before names the jobs the gate holds back (template gates).
 	Before []string `yaml:"before,omitempty" json:"before,omitempty"`
+	// Chosen is the bind or create option the plan was built for; a
+	// decision for another bind or create option is refused at apply,
+	// since the plan does not hold its jobs.
+	Chosen string `yaml:"-" json:"chosen,omitempty"`
+	// Parameter names the parameter a missing_input gate waits for.
+	Parameter string `yaml:"-" json:"parameter,omitempty"`
+}
+
+// Option returns the option with id.
+func (g Gate) Option(id string) (GateOption, bool) {
+	for _, o := range g.Options {
+		if o.ID == id {
+			return o, true
+		}
+	}
+	return GateOption{}, false
+}
+
+// OptionIDs lists the option ids in the gate's order.
+func (g Gate) OptionIDs() []string {
+	out := make([]string, len(g.Options))
+	for i, o := range g.Options {
+		out[i] = o.ID
+	}
+	return out
 }
 
 // Validate checks the gate's own shape.
@@ -53,6 +197,21 @@ func (g Gate) Validate() error {
 	if len(g.Options) == 0 {
 		return fmt.Errorf("gate %q: needs at least one option", g.ID)
 	}
+	seen := map[string]bool{}
+	for _, o := range g.Options {
+		if err := o.Validate(); err != nil {
+			return fmt.Errorf("gate %q: %w", g.ID, err)
+		}
+		if seen[o.ID] {
+			return fmt.Errorf("gate %q: option %q is listed twice", g.ID, o.ID)
+		}
+		seen[o.ID] = true
+	}
+	if g.Chosen != "" {
+		if o, ok := g.Option(g.Chosen); !ok || (o.Effect != EffectBind && o.Effect != EffectCreate) {
+			return fmt.Errorf("gate %q: the plan is built for option %q, which is not a bind or create option of the gate", g.ID, g.Chosen)
+		}
+	}
 	return nil
 }
 
@@ -65,11 +224,31 @@ type Decision struct {
 }
 
 // Check verifies the decision against the gate: the option must be one of
-// the gate's and the actor must hold one of the required roles.
+// the gate's, a bind or create option must be the one the plan was built
+// for, and the actor must hold one of the required roles.
 func (d Decision) Check(g Gate) error {
-	if !slices.Contains(g.Options, d.Option) {
-		return fmt.Errorf("gate %q: option %q is not one of %q", g.ID, d.Option, g.Options)
+	_, err := d.Choose(g)
+	return err
+}
+
+// Choose is Check returning the chosen option.
+func (d Decision) Choose(g Gate) (GateOption, error) {
+	o, ok := g.Option(d.Option)
+	if !ok {
+		return GateOption{}, fmt.Errorf("gate %q: option %q is not one of %q", g.ID, d.Option, g.OptionIDs())
 	}
+	if (o.Effect == EffectBind || o.Effect == EffectCreate) && g.Chosen != "" && g.Chosen != o.ID {
+		return GateOption{}, fmt.Errorf("gate %q: option %q differs from %q, the option the plan was built for; plan again with the decision", g.ID, d.Option, g.Chosen)
+	}
+	if err := d.CheckRoles(g); err != nil {
+		return GateOption{}, err
+	}
+	return o, nil
+}
+
+// CheckRoles verifies that the actor holds one of the gate's required
+// roles (any actor when the gate requires none).
+func (d Decision) CheckRoles(g Gate) error {
 	if len(g.RequiredRoles) == 0 {
 		return nil
 	}
@@ -79,4 +258,14 @@ func (d Decision) Check(g Gate) error {
 		}
 	}
 	return fmt.Errorf("gate %q: actor %q has roles %q but the gate requires one of %q", g.ID, d.Actor, d.Roles, g.RequiredRoles)
+}
+
+// DescribeOptions renders a gate's options for messages: "uninstall
+// (proceed) | cancel operation (cancel)".
+func (g Gate) DescribeOptions() string {
+	parts := make([]string, len(g.Options))
+	for i, o := range g.Options {
+		parts[i] = o.String()
+	}
+	return strings.Join(parts, " | ")
 }

@@ -73,11 +73,15 @@ func (s JobScope) RunOnProblem() string {
 // parameter types (package paramtype); the other fields narrow it. Every
 // value is checked against its spec at plan time.
 type ParamSpec struct {
-	Type        string   `yaml:"type,omitempty" json:"type,omitempty"`
-	Default     string   `yaml:"default,omitempty" json:"default,omitempty"`
-	Required    bool     `yaml:"required,omitempty" json:"required,omitempty"`
-	Description string   `yaml:"description,omitempty" json:"description,omitempty"`
-	Enum        []string `yaml:"enum,omitempty" json:"enum,omitempty"`
+	Type     string `yaml:"type,omitempty" json:"type,omitempty"`
+	Default  string `yaml:"default,omitempty" json:"default,omitempty"`
+	Required bool   `yaml:"required,omitempty" json:"required,omitempty"`
+	// MissingInput makes a pack parameter without a value stop only the
+	// jobs that read it, at a missing_input gate named for it, instead of
+	// failing the plan; the other branches run.
+	MissingInput bool     `yaml:"missing_input,omitempty" json:"missing_input,omitempty"`
+	Description  string   `yaml:"description,omitempty" json:"description,omitempty"`
+	Enum         []string `yaml:"enum,omitempty" json:"enum,omitempty"`
 	// Min and Max bound a number or integer, or a CIDR's prefix length.
 	Min *float64 `yaml:"min,omitempty" json:"min,omitempty"`
 	Max *float64 `yaml:"max,omitempty" json:"max,omitempty"`

@@ -24,6 +24,9 @@ const (
 	// StatusInterrupted is an extension of the seed: the run was cancelled
 	// (process stopped, context cancelled) and is resumed by running again.
 	StatusInterrupted OperationStatus = "Interrupted"
+	// StatusCancelled is an extension of the seed: a gate's cancel option
+	// was chosen; nothing held by the gate ran. It is final.
+	StatusCancelled OperationStatus = "Cancelled"
 )
 
 // transitions is the legal-move table. Every edge of seed 001 §3 is here;
@@ -38,6 +41,7 @@ var transitions = map[OperationStatus][]OperationStatus{
 		StatusPaused, StatusFailed, StatusCompleted,
 		StatusWaitingForApproval, StatusWaitingForInput, // extension: a gate reached while running
 		StatusInterrupted, // extension: cancelled
+		StatusCancelled,   // extension: a gate's cancel option
 	},
 	StatusPaused:          {StatusRunning},
 	StatusFailed:          {StatusDiagnosing, StatusRunning, StatusVerification},
@@ -46,13 +50,14 @@ var transitions = map[OperationStatus][]OperationStatus{
 	StatusVerification:    {StatusRunning, StatusFailed},
 	StatusInterrupted:     {StatusRunning}, // extension: resumed
 	StatusCompleted:       {},
+	StatusCancelled:       {}, // extension: final
 }
 
 // Statuses lists every status in lifecycle order.
 var Statuses = []OperationStatus{
 	StatusDraftIntent, StatusPlanPreview, StatusCapabilityResolution, StatusWaitingForInput,
 	StatusWaitingForApproval, StatusRunning, StatusPaused, StatusFailed, StatusDiagnosing,
-	StatusPlanPatchReview, StatusVerification, StatusCompleted, StatusInterrupted,
+	StatusPlanPatchReview, StatusVerification, StatusCompleted, StatusInterrupted, StatusCancelled,
 }
 
 // CanTransition reports whether from -> to is a legal move.

@@ -29,6 +29,7 @@ func TestLegalTransitions(t *testing.T) {
 		{StatusRunning, StatusWaitingForInput},
 		{StatusRunning, StatusInterrupted},
 		{StatusInterrupted, StatusRunning},
+		{StatusRunning, StatusCancelled},
 	}
 	count := 0
 	for _, next := range transitions {

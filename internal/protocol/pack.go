@@ -98,6 +98,9 @@ type ScenarioPack struct {
 	PlanTemplates []TemplateRef        `yaml:"plan_templates" json:"plan_templates"`
 	Editable      Editable             `yaml:"editable,omitempty" json:"editable,omitempty"`
 	Risk          Risk                 `yaml:"risk,omitempty" json:"risk,omitempty"`
+	// Cost is what one instance costs, weighed when a capability decision
+	// creates it (see PackCost).
+	Cost *PackCost `yaml:"cost,omitempty" json:"cost,omitempty"`
 
 	// Filled by the loader, not read from pack.yaml.
 	Templates map[string]*PlanTemplate `yaml:"-" json:"templates,omitempty"` // by action

@@ -134,7 +134,7 @@ func (d *CapabilityDataSource) Read(ctx context.Context, req datasource.ReadRequ
 		m.CreatePack = types.StringValue(dec.Create.Pack + " " + dec.Create.Action)
 	}
 	if g := dec.Gate; g != nil {
-		m.Gate = &packGateModel{ID: g.ID, Type: string(g.Type), Reason: g.Reason, Options: nonNil(g.Options), RequiredRoles: nonNil(g.RequiredRoles)}
+		m.Gate = &packGateModel{ID: g.ID, Type: string(g.Type), Reason: g.Reason, Options: nonNil(g.OptionIDs()), RequiredRoles: nonNil(g.RequiredRoles)}
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

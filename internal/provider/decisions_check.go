@@ -29,12 +29,12 @@ func checkDecisions(ops []intentOp, approvals []approvalModel, interventions []i
 	for _, op := range ops {
 		for _, t := range op.Composed.Pack.Templates {
 			for _, g := range t.Gates {
-				later[g.ID] = g.Options
+				later[g.ID] = g.OptionIDs()
 			}
 		}
 		for _, in := range op.Composed.Plan.Instances {
 			if in.Gate != nil {
-				gates[in.Gate.ID] = in.Gate.Options
+				gates[in.Gate.ID] = in.Gate.OptionIDs()
 			}
 			jobs[in.JobID] = true
 			if in.Host != "" {

@@ -86,7 +86,7 @@ func flattenPlan(c *planner.Composed) planOutputModel {
 		if in.Gate != nil {
 			im.Gate = in.Gate.ID
 			m.Gates = append(m.Gates, packGateModel{ID: in.Gate.ID, Type: string(in.Gate.Type), Reason: in.Gate.Reason,
-				Options: nonNil(in.Gate.Options), RequiredRoles: nonNil(in.Gate.RequiredRoles)})
+				Options: nonNil(in.Gate.OptionIDs()), RequiredRoles: nonNil(in.Gate.RequiredRoles)})
 		}
 		m.Instances = append(m.Instances, im)
 	}

@@ -113,7 +113,7 @@ func flattenTemplate(ref protocol.TemplateRef, t *protocol.PlanTemplate) packTem
 		m.Stages = append(m.Stages, packStageModel{ID: s.ID, Title: s.Title, Jobs: nonNil(s.Jobs), Requires: nonNil(s.Requires), Produces: nonNil(s.Produces)})
 	}
 	for _, g := range t.Gates {
-		m.Gates = append(m.Gates, packGateModel{ID: g.ID, Type: string(g.Type), Reason: g.Reason, Options: nonNil(g.Options), RequiredRoles: nonNil(g.RequiredRoles)})
+		m.Gates = append(m.Gates, packGateModel{ID: g.ID, Type: string(g.Type), Reason: g.Reason, Options: nonNil(g.OptionIDs()), RequiredRoles: nonNil(g.RequiredRoles)})
 	}
 	return m
 }
