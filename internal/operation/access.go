@@ -18,8 +18,10 @@ type Access struct {
 	User           string
 	Port           int
 	PrivateKeyFile string
-	// PrivateKey is PEM content (e.g. from a write-only argument); it wins
-	// over PrivateKeyFile.
+	// PrivateKey is the key itself, PEM or OpenSSH format (e.g. from a
+	// write-only argument); it wins over PrivateKeyFile. It stays in
+	// memory: it is handed to the SSH client as bytes, never written to a
+	// file, and registered with the redactor.
 	PrivateKey     []byte
 	KnownHostsFile string
 	AcceptNew      bool
@@ -29,12 +31,15 @@ type Access struct {
 	Bastion        *Bastion
 }
 
-// Bastion is a jump host.
+// Bastion is a jump host. Without a key of its own (PrivateKeyFile or
+// PrivateKey) the jump uses the host's.
 type Bastion struct {
 	Address        string
 	Port           int
 	User           string
 	PrivateKeyFile string
+	// PrivateKey is the bastion's key itself; it wins over PrivateKeyFile.
+	PrivateKey []byte
 }
 
 // HostAccess is one host of an intent with how to reach it.
@@ -83,9 +88,13 @@ func (a Access) sshHost(name, address string, port int) (cpssh.Host, error) {
 	if port == 0 {
 		port = a.Port
 	}
+	auth := cpssh.Auth{PrivateKeyPath: ExpandHome(a.PrivateKeyFile)}
+	if len(a.PrivateKey) > 0 {
+		auth = cpssh.Auth{PrivateKey: a.PrivateKey}
+	}
 	h := cpssh.Host{
 		Name: name, Address: address, Port: port, User: a.User,
-		Auth:           cpssh.Auth{PrivateKeyPath: ExpandHome(a.PrivateKeyFile), PrivateKey: a.PrivateKey},
+		Auth:           auth,
 		HostKey:        cpssh.HostKeyCheck{KnownHostsFile: ExpandHome(a.KnownHostsFile), AcceptNew: a.AcceptNew},
 		BecomePassword: a.BecomePassword,
 	}
@@ -101,7 +110,10 @@ func (a Access) sshHost(name, address string, port int) (cpssh.Host, error) {
 		if b.User != "" {
 			jump.User = b.User
 		}
-		if b.PrivateKeyFile != "" {
+		switch {
+		case len(b.PrivateKey) > 0:
+			jump.PrivateKeyFile, jump.PrivateKey = "", b.PrivateKey
+		case b.PrivateKeyFile != "":
 			jump.PrivateKeyFile, jump.PrivateKey = b.PrivateKeyFile, nil
 		}
 		jh, err := jump.sshHost(name+"-bastion", b.Address, b.Port)

@@ -42,16 +42,7 @@ func clusterHosts(m *clusterModel, data *providerData, _ *diag.Diagnostics) ([]p
 
 // resourceAccess merges the resource's ssh settings over the provider's.
 func resourceAccess(data *providerData, s *resourceSSHModel) operation.Access {
-	a := operation.Access{
-		User: data.SSH.User, Port: data.SSH.Port, PrivateKeyFile: data.SSH.PrivateKeyFile,
-		KnownHostsFile: data.SSH.KnownHostsFile, AcceptNew: data.SSH.HostKeyChecking == "accept-new", DialTimeout: data.SSH.Timeout,
-	}
-	if env := data.SSH.BecomePasswordEnv; env != "" {
-		a.BecomePassword = os.Getenv(env)
-	}
-	if b := data.SSH.Bastion; b != nil {
-		a.Bastion = &operation.Bastion{Address: b.Address, Port: b.Port, User: b.User, PrivateKeyFile: b.PrivateKeyFile}
-	}
+	a := data.SSH.access()
 	if s != nil {
 		a = a.Merge(operation.Access{User: strOr(s.User, ""), Port: intOr(s.Port, 0),
 			PrivateKeyFile: strOr(s.PrivateKeyFile, ""), KnownHostsFile: strOr(s.KnownHostsFile, "")})

@@ -52,10 +52,12 @@ type sshModel struct {
 	User              types.String  `tfsdk:"user"`
 	Port              types.Int64   `tfsdk:"port"`
 	PrivateKeyFile    types.String  `tfsdk:"private_key_file"`
+	PrivateKeyWO      types.String  `tfsdk:"private_key_wo"`
 	KnownHostsFile    types.String  `tfsdk:"known_hosts_file"`
 	HostKeyChecking   types.String  `tfsdk:"host_key_checking"`
 	Timeout           types.String  `tfsdk:"timeout"`
 	BecomePasswordEnv types.String  `tfsdk:"become_password_env"`
+	BecomePasswordWO  types.String  `tfsdk:"become_password_wo"`
 	Bastion           *bastionModel `tfsdk:"bastion"`
 }
 
@@ -64,6 +66,7 @@ type bastionModel struct {
 	Port           types.Int64  `tfsdk:"port"`
 	User           types.String `tfsdk:"user"`
 	PrivateKeyFile types.String `tfsdk:"private_key_file"`
+	PrivateKeyWO   types.String `tfsdk:"private_key_wo"`
 }
 
 type capabilityPolicyModel struct {
@@ -93,24 +96,30 @@ type providerData struct {
 	Analyzers   []diagnose.Analyzer
 }
 
-// SSHDefaults are the provider-wide SSH settings.
+// SSHDefaults are the provider-wide SSH settings. PrivateKey and
+// BecomePassword hold the secrets given by private_key_wo and
+// become_password_wo; they live only in memory.
 type SSHDefaults struct {
 	User              string
 	Port              int
 	PrivateKeyFile    string
+	PrivateKey        []byte
 	KnownHostsFile    string
 	HostKeyChecking   string
 	Timeout           time.Duration
 	BecomePasswordEnv string
+	BecomePassword    string
 	Bastion           *Bastion
 }
 
-// Bastion is a jump host.
+// Bastion is a jump host. PrivateKey is the key material of
+// bastion.private_key_wo.
 type Bastion struct {
 	Address        string
 	Port           int
 	User           string
 	PrivateKeyFile string
+	PrivateKey     []byte
 }
 
 var envName = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
@@ -206,6 +215,7 @@ func (m providerModel) sshSettings(diags diag.Diagnostics) (SSHDefaults, diag.Di
 	s.KnownHostsFile = strOr(m.SSH.KnownHostsFile, s.KnownHostsFile)
 	s.HostKeyChecking = strOr(m.SSH.HostKeyChecking, s.HostKeyChecking)
 	s.BecomePasswordEnv = strOr(m.SSH.BecomePasswordEnv, "")
+	sshSecrets(m.SSH, &s, &diags)
 	if s.Port < 1 || s.Port > 65535 {
 		addAttrError(&diags, p.AtName("port"), "Invalid SSH port", fmt.Sprintf("%d is not between 1 and 65535; 22 is SSH's port.", s.Port))
 	}
@@ -232,6 +242,10 @@ func (m providerModel) sshSettings(diags diag.Diagnostics) (SSHDefaults, diag.Di
 			User:           strOr(b.User, s.User),
 			PrivateKeyFile: strOr(b.PrivateKeyFile, s.PrivateKeyFile),
 		}
+		if s.Bastion.PrivateKeyFile == s.PrivateKeyFile {
+			s.Bastion.PrivateKey = s.PrivateKey
+		}
+		bastionSecret(b, s.Bastion, &diags)
 		if s.Bastion.Address == "" {
 			addAttrError(&diags, p.AtName("bastion").AtName("address"), "Missing bastion address", "set the address of the jump host.")
 		}

@@ -46,6 +46,16 @@ func providerSchema() schema.Schema {
 	}
 }
 
+// providerSecretNote says how the provider's `_wo` arguments are kept.
+// Provider schemas cannot declare write-only attributes (the framework
+// allows them only on managed resources); provider configuration is never
+// written to state or to a saved plan in any case, so these are sensitive
+// arguments that are never persisted, and a changed value takes effect on
+// the next run without a version argument.
+const providerSecretNote = "Like every provider argument it is never written to state or to a saved plan; Terraform and OpenTofu do not let " +
+	"provider arguments be declared write-only, so it is a sensitive argument: hidden in output, able to take an ephemeral value, " +
+	"and read anew on every run, so it has no `_version` argument."
+
 func sshSchema() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		MarkdownDescription: "SSH defaults for every host; hosts may override them.",
@@ -60,8 +70,14 @@ func sshSchema() schema.SingleNestedAttribute {
 				Optional:            true,
 			},
 			"private_key_file": schema.StringAttribute{
-				MarkdownDescription: "Path of the private key used to log in.",
+				MarkdownDescription: "Path of the private key used to log in. Conflicts with `private_key_wo`.",
 				Optional:            true,
+			},
+			"private_key_wo": schema.StringAttribute{
+				MarkdownDescription: "The private key itself (PEM or OpenSSH format, unencrypted), e.g. `file(\"~/.ssh/id_ed25519\")` or an ephemeral value. " +
+					"Conflicts with `private_key_file`; refused at plan, without being shown, when it is not a key. " + providerSecretNote,
+				Optional:  true,
+				Sensitive: true,
 			},
 			"known_hosts_file": schema.StringAttribute{
 				MarkdownDescription: "Path of the known_hosts file host keys are verified against. Defaults to `~/.ssh/known_hosts`.",
@@ -78,8 +94,14 @@ func sshSchema() schema.SingleNestedAttribute {
 			},
 			"become_password_env": schema.StringAttribute{
 				MarkdownDescription: "Name of an environment variable holding the sudo password, for hosts where sudo asks for one. " +
-					"The password itself never goes into configuration or state.",
+					"The password itself never goes into configuration or state. Conflicts with `become_password_wo`.",
 				Optional: true,
+			},
+			"become_password_wo": schema.StringAttribute{
+				MarkdownDescription: "The sudo password itself, for hosts where sudo asks for one; may be an ephemeral value. " +
+					"Conflicts with `become_password_env`; an empty password or one with a line break is refused at plan. " + providerSecretNote,
+				Optional:  true,
+				Sensitive: true,
 			},
 			"bastion": schema.SingleNestedAttribute{
 				MarkdownDescription: "Jump host every connection goes through.",
@@ -98,8 +120,13 @@ func sshSchema() schema.SingleNestedAttribute {
 						Optional:            true,
 					},
 					"private_key_file": schema.StringAttribute{
-						MarkdownDescription: "Private key for the bastion. Defaults to the host key file.",
+						MarkdownDescription: "Private key for the bastion. Defaults to the host key (`private_key_file` or `private_key_wo`). Conflicts with `private_key_wo`.",
 						Optional:            true,
+					},
+					"private_key_wo": schema.StringAttribute{
+						MarkdownDescription: "The bastion's private key itself (PEM or OpenSSH format, unencrypted). Conflicts with `private_key_file`. " + providerSecretNote,
+						Optional:            true,
+						Sensitive:           true,
 					},
 				},
 			},
