@@ -28,6 +28,9 @@ type runInputs struct {
 	Approvals     []approvalModel
 	Interventions []interventionModel
 	Artifacts     []protocol.Artifact // from state, by reference
+	// Secrets are artifacts given with their value, e.g. the credentials
+	// of a bound object storage from write-only arguments.
+	Secrets []engine.InputArtifact
 }
 
 func (in runInputs) engineInput(opID string, actor string, roles []string) engine.RunInput {
@@ -44,6 +47,7 @@ func (in runInputs) engineInput(opID string, actor string, roles []string) engin
 	for _, a := range in.Artifacts {
 		ri.Artifacts = append(ri.Artifacts, engine.InputArtifact{Artifact: a})
 	}
+	ri.Artifacts = append(ri.Artifacts, in.Secrets...)
 	return ri
 }
 

@@ -31,24 +31,24 @@ type ScenarioResource struct {
 func NewScenarioResource() resource.Resource { return &ScenarioResource{now: time.Now} }
 
 type scenarioModel struct {
-	ID             types.String        `tfsdk:"id"`
-	Pack           types.String        `tfsdk:"pack"`
-	Version        types.String        `tfsdk:"version"`
-	Action         types.String        `tfsdk:"action"`
-	DestroyAction  types.String        `tfsdk:"destroy_action"`
-	Name           types.String        `tfsdk:"name"`
-	Environment    types.String        `tfsdk:"environment"`
-	Hosts          []hostResModel      `tfsdk:"hosts"`
-	ClusterHandle  types.String        `tfsdk:"cluster_handle"`
-	Parameters     map[string]string   `tfsdk:"parameters"`
-	Constraints    map[string]string   `tfsdk:"constraints"`
-	Candidates     []candidateModel    `tfsdk:"candidates"`
-	Customizations *customizationModel `tfsdk:"customizations"`
-	PlanPatches    []planPatchModel    `tfsdk:"plan_patches"`
-	Approvals      []approvalModel     `tfsdk:"approvals"`
-	Interventions  []interventionModel `tfsdk:"interventions"`
-	SSH            *resourceSSHModel   `tfsdk:"ssh"`
-	Timeouts       timeouts.Value      `tfsdk:"timeouts"`
+	ID             types.String          `tfsdk:"id"`
+	Pack           types.String          `tfsdk:"pack"`
+	Version        types.String          `tfsdk:"version"`
+	Action         types.String          `tfsdk:"action"`
+	DestroyAction  types.String          `tfsdk:"destroy_action"`
+	Name           types.String          `tfsdk:"name"`
+	Environment    types.String          `tfsdk:"environment"`
+	Hosts          []hostResModel        `tfsdk:"hosts"`
+	ClusterHandle  types.String          `tfsdk:"cluster_handle"`
+	Parameters     map[string]string     `tfsdk:"parameters"`
+	Constraints    map[string]string     `tfsdk:"constraints"`
+	Candidates     []boundCandidateModel `tfsdk:"candidates"`
+	Customizations *customizationModel   `tfsdk:"customizations"`
+	PlanPatches    []planPatchModel      `tfsdk:"plan_patches"`
+	Approvals      []approvalModel       `tfsdk:"approvals"`
+	Interventions  []interventionModel   `tfsdk:"interventions"`
+	SSH            *resourceSSHModel     `tfsdk:"ssh"`
+	Timeouts       timeouts.Value        `tfsdk:"timeouts"`
 
 	PlanSummary  types.String `tfsdk:"plan_summary"`
 	PlanAdvanced types.String `tfsdk:"plan"`
@@ -91,9 +91,10 @@ func scenarioSpecOf(data *providerData, m *scenarioModel, diags *diag.Diagnostic
 	s := scenarioSpec{
 		Pack: m.Pack.ValueString(), Version: strOr(m.Version, ""), Name: m.Name.ValueString(),
 		Environment: strOr(m.Environment, data.Environment), Params: m.Parameters, Constraints: m.Constraints,
-		Candidates: toCandidates(m.Candidates), Customization: toCustomization(m.Customizations), PatchesModel: m.PlanPatches,
+		Candidates: toCandidates(candidateModels(m.Candidates)), Customization: toCustomization(m.Customizations), PatchesModel: m.PlanPatches,
 		Inputs: runInputs{Approvals: m.Approvals, Interventions: m.Interventions},
 	}
+	s.addStorageCredentials(m.Candidates)
 	base := resourceAccess(data, m.SSH)
 	for _, h := range m.Hosts {
 		host := protocol.Host{Name: h.Name.ValueString(), Address: h.Address.ValueString(), Port: intOr(h.Port, 0),
@@ -158,6 +159,7 @@ func (r *ScenarioResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 	var plan scenarioModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	plan.readWriteOnly(ctx, req.Config, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -173,6 +175,7 @@ func (r *ScenarioResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 		if sameIntent(ctx, req) && operationCompleted(state.Operation) {
 			plan.computed().keep(state.computed())
+			plan.clearWriteOnly()
 			resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 			return
 		}
@@ -192,11 +195,13 @@ func (r *ScenarioResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		return
 	}
 	checkAccessFiles(spec.Access, &resp.Diagnostics)
+	checkCredentialsBound(op, plan.Candidates, scenarioBindingPath, &resp.Diagnostics)
 	checkDecisions([]intentOp{*op}, plan.Approvals, plan.Interventions, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	plan.computed().planned([]intentOp{*op})
+	plan.clearWriteOnly()
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
@@ -205,6 +210,7 @@ func (r *ScenarioResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 func (r *ScenarioResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan scenarioModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	plan.readWriteOnly(ctx, req.Config, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -256,6 +262,7 @@ func (r *ScenarioResource) Update(ctx context.Context, req resource.UpdateReques
 	var plan, state scenarioModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	plan.readWriteOnly(ctx, req.Config, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -37,12 +37,12 @@ func resCandidatesAttr() schema.ListNestedAttribute {
 	return schema.ListNestedAttribute{
 		MarkdownDescription: "Existing capability providers the pack's requirements may bind, e.g. an S3 bucket (`provider = \"aws_s3\"`).",
 		Optional:            true,
-		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+		NestedObject: schema.NestedAttributeObject{Attributes: storageCredentialAttrs(map[string]schema.Attribute{
 			"name":       schema.StringAttribute{MarkdownDescription: "Candidate name.", Required: true},
 			"provider":   schema.StringAttribute{MarkdownDescription: "Provider kind the policy speaks of.", Required: true},
 			"capability": schema.StringAttribute{MarkdownDescription: "Capability key.", Required: true},
-			"attributes": rOptMap("Attributes constraints are matched against."),
-		}},
+			"attributes": rOptMap("Attributes constraints are matched against; an `object_storage.s3` candidate's `endpoint` (the S3 API URL) is given to the jobs with its credentials."),
+		})},
 	}
 }
 

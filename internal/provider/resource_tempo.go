@@ -30,20 +30,20 @@ func NewTempoResource() resource.Resource {
 }
 
 type tempoModel struct {
-	ID             types.String        `tfsdk:"id"`
-	Name           types.String        `tfsdk:"name"`
-	Version        types.String        `tfsdk:"version"`
-	Environment    types.String        `tfsdk:"environment"`
-	ClusterHandle  types.String        `tfsdk:"cluster_handle"`
-	ObjectStorage  *candidateModel     `tfsdk:"object_storage"`
-	Candidates     []candidateModel    `tfsdk:"candidates"`
-	Parameters     map[string]string   `tfsdk:"parameters"`
-	Customizations *customizationModel `tfsdk:"customizations"`
-	PlanPatches    []planPatchModel    `tfsdk:"plan_patches"`
-	Approvals      []approvalModel     `tfsdk:"approvals"`
-	Interventions  []interventionModel `tfsdk:"interventions"`
-	SSH            *resourceSSHModel   `tfsdk:"ssh"`
-	Timeouts       timeouts.Value      `tfsdk:"timeouts"`
+	ID             types.String          `tfsdk:"id"`
+	Name           types.String          `tfsdk:"name"`
+	Version        types.String          `tfsdk:"version"`
+	Environment    types.String          `tfsdk:"environment"`
+	ClusterHandle  types.String          `tfsdk:"cluster_handle"`
+	ObjectStorage  *boundCandidateModel  `tfsdk:"object_storage"`
+	Candidates     []boundCandidateModel `tfsdk:"candidates"`
+	Parameters     map[string]string     `tfsdk:"parameters"`
+	Customizations *customizationModel   `tfsdk:"customizations"`
+	PlanPatches    []planPatchModel      `tfsdk:"plan_patches"`
+	Approvals      []approvalModel       `tfsdk:"approvals"`
+	Interventions  []interventionModel   `tfsdk:"interventions"`
+	SSH            *resourceSSHModel     `tfsdk:"ssh"`
+	Timeouts       timeouts.Value        `tfsdk:"timeouts"`
 
 	PlanSummary  types.String `tfsdk:"plan_summary"`
 	PlanAdvanced types.String `tfsdk:"plan"`
@@ -69,7 +69,7 @@ func (t *tempoModel) scenario() *scenarioModel {
 		if os.Capability.IsNull() || os.Capability.IsUnknown() || os.Capability.ValueString() == "" {
 			os.Capability = types.StringValue("object_storage.s3")
 		}
-		s.Candidates = append([]candidateModel{os}, s.Candidates...)
+		s.Candidates = append([]boundCandidateModel{os}, s.Candidates...)
 	}
 	return s
 }
@@ -106,12 +106,12 @@ func (r *TempoResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			MarkdownDescription: "An existing S3 provider to bind (e.g. from `cp_capability`). Without it, `object_storage.s3` is resolved under the provider policy: " +
 				"created as a MinIO sub-operation where allowed, or stopped at an approval gate where the policy requires approval.",
 			Optional: true,
-			Attributes: map[string]schema.Attribute{
+			Attributes: storageCredentialAttrs(map[string]schema.Attribute{
 				"name":       schema.StringAttribute{MarkdownDescription: "Provider name.", Required: true},
 				"provider":   schema.StringAttribute{MarkdownDescription: "Provider kind, e.g. `aws_s3`.", Required: true},
 				"capability": rOptStr("Capability key; defaults to `object_storage.s3`."),
-				"attributes": rOptMap("Attributes: region, encryption, capacity_gb, endpoint..."),
-			},
+				"attributes": rOptMap("Attributes: region, encryption, capacity_gb, endpoint (the S3 API URL, given to the jobs with the credentials)..."),
+			}),
 		},
 		"candidates":     resCandidatesAttr(),
 		"parameters":     rOptMap("Parameters of the `tempo` pack, e.g. `retention`."),
@@ -152,6 +152,7 @@ func (r *TempoResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	}
 	var plan tempoModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	plan.readWriteOnly(ctx, req.Config, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -166,6 +167,7 @@ func (r *TempoResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		if sameIntent(ctx, req) && operationCompleted(state.Operation) {
 			s.computed().keep(state.scenario().computed())
 			plan.from(s)
+			plan.clearWriteOnly()
 			resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 			return
 		}
@@ -184,12 +186,14 @@ func (r *TempoResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		return
 	}
 	checkAccessFiles(spec.Access, &resp.Diagnostics)
+	checkCredentialsBound(op, s.Candidates, plan.bindingPath(), &resp.Diagnostics)
 	checkDecisions([]intentOp{*op}, plan.Approvals, plan.Interventions, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	s.computed().planned([]intentOp{*op})
 	plan.from(s)
+	plan.clearWriteOnly()
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
@@ -197,6 +201,7 @@ func (r *TempoResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 func (r *TempoResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan tempoModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	plan.readWriteOnly(ctx, req.Config, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -225,6 +230,7 @@ func (r *TempoResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	var plan, state tempoModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	plan.readWriteOnly(ctx, req.Config, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
