@@ -170,7 +170,7 @@ func writeGate(sb *strings.Builder, in *protocol.JobInstance) {
 		fmt.Fprintf(sb, "      needs: %s\n", strings.Join(in.Needs, ", "))
 	}
 	fmt.Fprintf(sb, "      reason: %s\n", g.Reason)
-	fmt.Fprintf(sb, "      options: %s\n", strings.Join(g.Options, " | "))
+	fmt.Fprintf(sb, "      options: %s\n", strings.Join(g.OptionIDs(), " | "))
 	if len(g.RequiredRoles) > 0 {
 		fmt.Fprintf(sb, "      roles: %s\n", strings.Join(g.RequiredRoles, ", "))
 	}
