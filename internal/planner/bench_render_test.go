@@ -1,0 +1,78 @@
+package planner
+
+import (
+	"fmt"
+	"testing"
+)
+
+// BenchmarkRender renders a planned create of n nodes in the views the
+// provider shows: the compact text (with its digest), the per-instance
+// map and the digest alone.
+func BenchmarkRender(b *testing.B) {
+	for _, n := range []int{1000, 5000} {
+		p, err := Build(benchInput(b, n))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("compact/nodes=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = RenderCompact(p, ViewState{})
+			}
+		})
+		b.Run(fmt.Sprintf("instances/nodes=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = Instances(p, ViewState{})
+			}
+		})
+		b.Run(fmt.Sprintf("digest/nodes=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = Digest(p)
+			}
+		})
+		if n > 1000 {
+			continue // the per-edge views below print every edge of the full mesh
+		}
+		b.Run(fmt.Sprintf("advanced/nodes=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = RenderAdvanced(p, AdvancedOptions{})
+			}
+		})
+		b.Run(fmt.Sprintf("json/nodes=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := RenderJSON(p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("mermaid/nodes=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = RenderMermaid(p)
+			}
+		})
+	}
+}
+
+// BenchmarkPlanAndRender is the planner's share of `tofu plan`: build the
+// plan, then render the compact view and the per-instance map.
+func BenchmarkPlanAndRender(b *testing.B) {
+	for _, n := range []int{1000, 5000} {
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			in := benchInput(b, n)
+			b.ReportAllocs()
+			for b.Loop() {
+				p, err := Build(in)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_ = RenderCompact(p, ViewState{})
+				_ = Instances(p, ViewState{})
+			}
+		})
+	}
+}
