@@ -152,8 +152,8 @@ func TestScriptsAcceptPackDefaults(t *testing.T) {
 				"object_storage.s3.credentials": "AWS_ACCESS_KEY_ID=k\nAWS_SECRET_ACCESS_KEY=s\n"}),
 			check: func(t *testing.T, h *scriptHost) {
 				docs := yamlDocs(t, h.log(h.stdin))
-				if len(docs) != 1 || dig(docs[0], "spec", "schedule") != "@daily" {
-					t.Errorf("applied = %v, want one CronJob on @daily", docs)
+				if len(docs) != 2 || docs[1]["kind"] != "CronJob" || dig(docs[1], "spec", "schedule") != "@daily" {
+					t.Errorf("applied = %v, want the bucket check Job and a CronJob on @daily", docs)
 				}
 			}},
 		{script: "kubernetes/scripts/verify-node-ready.sh", pack: "kubernetes", params: map[string]string{"node_ready_timeout": "1h30m"},

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Installs MinIO (standalone) with Helm. Root credentials and the KMS key
 # for automatic SSE-S3 encryption are generated once into Secrets and
-# reused on every later run. The credentials artifact says where the root
+# reused on every later run.
+set -euo pipefail
+
+# The credentials artifact holds no key: it says where the root
 # credentials live (S3_ADMIN_NAMESPACE, S3_ADMIN_SECRET with keys rootUser
 # and rootPassword) and that the MinIO admin API is there
-# (S3_ADMIN_API=minio): consumers that can, such as Tempo, create their own
-# user limited to their bucket from a Job in this namespace and never
-# store these credentials. Every value rendered into the Helm values is
-# checked first against a pattern with no quote, backslash or newline.
-set -euo pipefail
+# (S3_ADMIN_API=minio). Consumers (Tempo, PostgreSQL backups) create their
+# own user limited to their bucket from a Job in this namespace that reads
+# the root Secret, and store only that user's keys. Every value rendered
+# into the Helm values is checked first against a pattern with no quote,
+# backslash or newline.
 
 fail() { echo "install-minio on ${CP_HOST:-?}: $*" >&2; exit 1; }
 # refuse NAME VALUE FORM fails quoting at most 200 characters of VALUE.
@@ -62,11 +65,7 @@ YAML
 helm upgrade --install "$release" minio --repo https://charts.min.io/ --version "$CP_PARAM_CHART_VERSION" \
   --namespace "$ns" --values "$work/values.yaml" "${kc[@]}" --wait --timeout 10m
 
-user=$(kubectl "${kc[@]}" -n "$ns" get secret minio-root -o jsonpath='{.data.rootUser}' | base64 -d)
-pass=$(kubectl "${kc[@]}" -n "$ns" get secret minio-root -o jsonpath='{.data.rootPassword}' | base64 -d)
-{
-  printf 'AWS_ACCESS_KEY_ID=%s\nAWS_SECRET_ACCESS_KEY=%s\n' "$user" "$pass"
-  printf 'S3_ADMIN_API=minio\nS3_ADMIN_NAMESPACE=%s\nS3_ADMIN_SECRET=minio-root\n' "$ns"
-} >"$CP_OUTPUT_DIR/object_storage.s3.credentials"
+printf 'S3_ADMIN_API=minio\nS3_ADMIN_NAMESPACE=%s\nS3_ADMIN_SECRET=minio-root\n' "$ns" \
+  >"$CP_OUTPUT_DIR/object_storage.s3.credentials"
 echo "http://$release.$ns.svc:9000" >"$CP_OUTPUT_DIR/object_storage.s3.endpoint"
 echo "install-minio: release $release ready at http://$release.$ns.svc:9000"
