@@ -65,3 +65,32 @@ func TestGateStopsBranchUntilApprovedByRole(t *testing.T) {
 		t.Errorf("lifecycle got: %s", got)
 	}
 }
+
+// TestMissingInputGateHoldsOnlyItsBranch: a missing_input gate (its one
+// option cancels) holds verify; every other job runs, and the operation
+// waits for input naming the parameter.
+func TestMissingInputGateHoldsOnlyItsBranch(t *testing.T) {
+	p := clusterPlan("w1")
+	gate := &protocol.JobInstance{ID: "missing-input-endpoint", Stage: "verify", Origin: protocol.OriginGate,
+		Gate: &protocol.Gate{ID: "missing-input-endpoint", Type: protocol.GateMissingInput, Parameter: "endpoint",
+			Reason: "parameter endpoint has no value", Options: []protocol.GateOption{protocol.Cancel("cancel operation")}}}
+	last := p.Instances[len(p.Instances)-1]
+	last.Needs = append(last.Needs, gate.ID)
+	p.Instances = append(p.Instances[:len(p.Instances)-1], gate, last)
+	n := clusterNet("w1")
+	e, _ := newTestEngine(n, nil)
+	res := mustRun(t, e, p, RunInput{OperationID: "op-mi"})
+	if res.Operation.Status != protocol.StatusWaitingForInput {
+		t.Fatalf("got: %s want: WaitingForInput\n%s", res.Operation.Status, statuses(res))
+	}
+	for _, id := range []string{"validate", "runtime[m1]", "runtime[w1]", "init[m1]", "join[w1]"} {
+		wantStatus(t, res, id, StatusDone)
+	}
+	wantStatus(t, res, "verify", StatusSkipped)
+	if n.host("m1").get("verified") != "" {
+		t.Error("verify ran")
+	}
+	if len(res.Waiting) != 1 || res.Waiting[0].Parameter != "endpoint" || res.Waiting[0].Effects[0] != protocol.EffectCancel {
+		t.Errorf("waiting got: %+v", res.Waiting)
+	}
+}

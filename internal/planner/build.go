@@ -52,6 +52,7 @@ func (b *builder) build(tmpl *protocol.PlanTemplate) error {
 	if err != nil {
 		return err
 	}
+	b.noteMissing(b.in.Pack, "", "", params)
 	if err := b.addTemplate(tmpl, b.in.Pack, "", "", params, protocol.OriginTemplate); err != nil {
 		return err
 	}
@@ -78,6 +79,9 @@ func (b *builder) build(tmpl *protocol.PlanTemplate) error {
 		return err
 	}
 	if err := b.resolveAll(); err != nil {
+		return err
+	}
+	if err := b.addMissingInputGates(); err != nil {
 		return err
 	}
 	b.orderingEdges()

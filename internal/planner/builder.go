@@ -81,6 +81,8 @@ type builder struct {
 	barriers map[provKey]*node
 	// consumed records decisions some job requirement used.
 	consumed map[string]bool
+	// missingParams are missing_input parameters without a value.
+	missingParams []missingParam
 	plan     *protocol.Plan
 }
 

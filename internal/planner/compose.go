@@ -36,6 +36,10 @@ type Request struct {
 	Customization *protocol.Customization
 	Patches       []protocol.PlanPatch
 	Now           time.Time
+	// Choices are the gate decisions known at plan (the resource's
+	// approvals, with the provider's actor and roles): a choice at a
+	// capability gate builds the plan for the chosen candidate or provider.
+	Choices []protocol.Decision
 }
 
 // Composed is a built plan with the capability decisions behind it.
@@ -66,9 +70,13 @@ func Creators(cat Catalog) []capability.Creator {
 			continue
 		}
 		for _, pr := range p.Provides {
-			out = append(out, capability.Creator{
+			c := capability.Creator{
 				Capability: pr.Capability, Provider: CreatorPrefix + p.ID, Pack: p.ID, Version: "=" + p.Version, Action: action,
-			})
+			}
+			if p.Cost != nil {
+				c.MonthlyUSD = p.Cost.MonthlyUSD
+			}
+			out = append(out, c)
 		}
 	}
 	slices.SortFunc(out, func(a, b capability.Creator) int {
@@ -118,7 +126,7 @@ func Compose(req Request) (*Composed, error) {
 		}
 		d, err := capability.Resolve(capability.Request{
 			Requirement: r.Requirement(), Environment: req.Environment, Workload: workload,
-			Candidates: req.Candidates, Creators: creators, Policy: req.Policy,
+			Candidates: req.Candidates, Creators: creators, Policy: req.Policy, Choices: req.Choices,
 		})
 		if err != nil {
 			if r.Optional {

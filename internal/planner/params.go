@@ -67,7 +67,7 @@ func checkPackParams(p *protocol.ScenarioPack, values map[string]string, prefix 
 		out[k] = v
 	}
 	for _, k := range protocol.SortedKeys(p.Parameters) {
-		if p.Parameters[k].Required && out[k] == "" && !refused[k] {
+		if p.Parameters[k].Required && !p.Parameters[k].MissingInput && out[k] == "" && !refused[k] {
 			refuse(k, "", "is required: set it in the intent")
 		}
 	}
@@ -155,7 +155,7 @@ func jobParams(u *unit) (map[string]string, error) {
 		}
 		v := out[k]
 		if v == "" {
-			if spec.Required {
+			if spec.Required && (pack == nil || !pack.MissingInput) {
 				refuse(k, "", "is required and has no value: set it in the intent or the patch")
 			}
 			continue

@@ -11,13 +11,16 @@ import (
 // gateStageID holds the gate nodes of capability decisions.
 const gateStageID = "capabilities"
 
-// addDecisions turns create decisions into sub-operations and gate
-// decisions into gate nodes, in capability key order.
+// addDecisions turns create decisions into sub-operations and gates
+// (of gate decisions, and of bind or create decisions chosen at a gate)
+// into gate nodes, in capability key order.
 func (b *builder) addDecisions() error {
 	for _, key := range protocol.SortedKeys(b.decisions) {
 		d := b.decisions[key]
 		var gate *node
-		if d.Kind == capability.KindGate {
+		// A gate decision, or a bind or create chosen at a gate, which
+		// still holds its consumers until the decision is checked at apply.
+		if d.Gate != nil {
 			if d.Gate == nil {
 				return fmt.Errorf("capability decision for %s is a gate but carries no gate", key)
 			}
@@ -75,6 +78,7 @@ func (b *builder) addSubOperation(d *capability.Decision, gate *node) ([]*node, 
 		return nil, err
 	}
 	prefix := sp.ID + "/"
+	b.noteMissing(sp, prefix, sp.ID, params)
 	key := d.Requirement.Key
 	b.subOps = append(b.subOps, protocol.SubOperation{
 		ID: sp.ID, Pack: sp.Ref(), Template: tmpl.Ref(), Capability: key,
