@@ -83,7 +83,7 @@ type builder struct {
 	consumed map[string]bool
 	// missingParams are missing_input parameters without a value.
 	missingParams []missingParam
-	plan     *protocol.Plan
+	plan          *protocol.Plan
 }
 
 // order says that unit x runs after unit y, and y's dependents wait for x.
