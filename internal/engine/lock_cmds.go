@@ -50,12 +50,15 @@ case "${CP_LOCK_LEASE:-}" in ''|*[!0-9]*) echo "CP_LOCK_LEASE is not a number of
 // is taken over under the "takeover" directory (mkdir is atomic), after
 // reading it again, and is kept as "stale" for the record; a takeover
 // directory older than a minute is one whose taker died and is removed.
+// Directories above the lock directory that it makes (StateDir on a fresh
+// host) are 755, as the engine's other commands make them, so jobs that do
+// not run as root still reach their run directories.
 // The first output line is "@lock taken|takenover|busy <host now>"; for
 // busy and takenover the lock file (the holder, or the stale holder)
 // follows, each line after '|'.
-const lockTakeCmd = linesFn + lockReadFn + `umask 077
-[ -d "$CP_LOCK_DIR" ] || mkdir -p "$CP_LOCK_DIR" || exit 90
-chmod 700 "$CP_LOCK_DIR" 2>/dev/null || :
+const lockTakeCmd = linesFn + lockReadFn + `if [ ! -d "$CP_LOCK_DIR" ]; then (umask 022; mkdir -p "$CP_LOCK_DIR") || exit 90; fi
+chmod 700 "$CP_LOCK_DIR" || exit 90
+umask 077
 ` + lockNowFn + `__cp_t=$CP_LOCK_DIR/.new.$$
 printf 'cp-lock 1\ntoken %s\nacquired %s\nrenewed %s\nexpires %s\nholder %s\n' "$CP_LOCK_TOKEN" "$__cp_now" "$__cp_now" "$((__cp_now + CP_LOCK_LEASE))" "$CP_LOCK_HOLDER" >"$__cp_t" || exit 92
 if ln "$__cp_t" "$CP_LOCK_DIR/held" 2>/dev/null; then rm -f "$__cp_t"; echo "@lock taken $__cp_now"; exit 0; fi

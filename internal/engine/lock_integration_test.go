@@ -5,7 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path"
+	pathpkg "path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -29,7 +29,7 @@ func (e *itEnv) jobProcs(host string) []int {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	want := []byte("CP_RUN_DIR=" + path.Join(e.stateDir(), "run") + "/")
+	want := []byte("CP_RUN_DIR=" + pathpkg.Join(e.stateDir(), "run") + "/")
 	entries, _ := os.ReadDir("/proc")
 	var pids []int
 	for _, d := range entries {
@@ -52,9 +52,10 @@ func (e *itEnv) jobProcs(host string) []int {
 // lockedIT runs the hang script on every host with Abort closed once it
 // runs, and returns how long after the abort the last job process on the
 // hosts was gone (or -1 if some still ran 15 s later).
-func lockedIT(t *testing.T, e *itEnv, lock *LockConfig) (time.Duration, *Result) {
+func lockedIT(t *testing.T, e *itEnv, lock *LockConfig, stepByStep bool) (time.Duration, *Result) {
 	e.t = t
 	b := e.plan("abort")
+	b.stepByStep = stepByStep
 	for _, h := range e.names {
 		job := itJob("hang", "hang")
 		job.Controls.Timeout = protocol.Duration(time.Minute)
@@ -65,7 +66,19 @@ func lockedIT(t *testing.T, e *itEnv, lock *LockConfig) (time.Duration, *Result)
 	done := make(chan *Result, 1)
 	go func() { done <- e.run(eng, context.Background(), b.p, RunInput{OperationID: "op-abort"}) }()
 	for _, h := range e.names {
-		e.waitHostFile(h, e.logPath(), 20*time.Second)
+		for end := time.Now().Add(20 * time.Second); ; {
+			if _, err := e.hostFile(h, e.logPath()); err == nil {
+				break
+			}
+			select {
+			case res := <-done:
+				t.Fatalf("the run ended before its jobs ran on %s:\n%s", h, dump(res))
+			case <-time.After(20 * time.Millisecond):
+			}
+			if time.Now().After(end) {
+				t.Fatalf("no job ran on %s within 20s", h)
+			}
+		}
 	}
 	t0 := time.Now()
 	close(abort)
@@ -97,27 +110,33 @@ func lockedIT(t *testing.T, e *itEnv, lock *LockConfig) (time.Duration, *Result)
 // the remote job processes outlive the run; the figure is logged.
 func TestIntegrationLockAbortStopsRemoteJobs(t *testing.T) {
 	e := startIT(t, "lk-1", "lk-2")
-	locked := e.sub("lock-abort")
-	gone, res := lockedIT(t, locked, &LockConfig{Lease: 10 * time.Second})
-	if res.Operation.Status != protocol.StatusInterrupted {
-		t.Errorf("got: %s want: Interrupted\n%s", res.Operation.Status, dump(res))
-	}
-	if gone < 0 || gone > 3*time.Second {
-		t.Errorf("with the lock: the last job process on the hosts was gone %s after the abort; want within 3s", gone)
-	}
-	t.Logf("with the lock's stop path: last remote job process gone %s after abort", gone)
-	for _, h := range locked.names {
-		if _, err := locked.hostFile(h, path.Join(locked.stateDir(), "lock", "held")); !os.IsNotExist(err) {
-			t.Errorf("%s: lock not released: %v", h, err)
-		}
-	}
-
-	plain := e.sub("nolock-abort")
-	before, _ := lockedIT(t, plain, nil)
-	if before < 0 {
-		t.Logf("without the stop path: remote job processes still ran 15s after abort")
-	} else {
-		t.Logf("without the stop path: last remote job process gone %s after abort", before)
+	for _, path := range []struct {
+		name       string
+		stepByStep bool
+	}{{"one-command", false}, {"step-by-step", true}} {
+		t.Run(path.name, func(t *testing.T) {
+			locked := e.sub("lock-abort-" + path.name)
+			gone, res := lockedIT(t, locked, &LockConfig{Lease: 10 * time.Second}, path.stepByStep)
+			if res.Operation.Status != protocol.StatusInterrupted {
+				t.Errorf("got: %s want: Interrupted\n%s", res.Operation.Status, dump(res))
+			}
+			if gone < 0 || gone > 3*time.Second {
+				t.Errorf("with the lock: the last job process on the hosts was gone %s after the abort; want within 3s", gone)
+			}
+			t.Logf("with the lock's stop path: last remote job process gone %s after abort", gone)
+			for _, h := range locked.names {
+				if _, err := locked.hostFile(h, pathpkg.Join(locked.stateDir(), "lock", "held")); !os.IsNotExist(err) {
+					t.Errorf("%s: lock not released: %v", h, err)
+				}
+			}
+			plain := e.sub("nolock-abort-" + path.name)
+			before, _ := lockedIT(t, plain, nil, path.stepByStep)
+			if before < 0 {
+				t.Logf("without the stop path: remote job processes still ran 15s after abort")
+			} else {
+				t.Logf("without the stop path: last remote job process gone %s after abort", before)
+			}
+		})
 	}
 }
 

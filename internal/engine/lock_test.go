@@ -530,3 +530,24 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// On a fresh host the lock makes StateDir as the engine's other commands
+// do (755, so jobs of other users reach their run directories) and only
+// the lock directory private.
+func TestLockDirectoriesOnAFreshHost(t *testing.T) {
+	e := newLockEnv(t, "m1")
+	eng, _ := e.engine(ident, nil)
+	mustRun(t, eng, e.plan("p1", nil), RunInput{OperationID: "op"})
+	for p, want := range map[string]os.FileMode{
+		filepath.Join(e.net.hostRoot("m1"), lockState):         0o755,
+		filepath.Join(e.net.hostRoot("m1"), lockState, "lock"): 0o700,
+	} {
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm() != want {
+			t.Errorf("%s: mode got: %v want: %v", p, st.Mode().Perm(), want)
+		}
+	}
+}
