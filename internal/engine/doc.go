@@ -146,11 +146,12 @@
 // Cancelling the run's context gives running commands Config.GracePeriod;
 // closing Config.Abort (the caller went away), or losing the lock, stops
 // without grace. Then, on a locked run, the process group of every job of
-// the operation still running on a held host is sent TERM (found through
-// the pid file fastCmd keeps in the run directory, newer than the lock),
-// and KILL 5 s later; then the commands are cut off and the locks
-// released. Jobs on the step-by-step path keep no pid file: they end when
-// their commands are cut off, or at their timeout.
+// the operation still running on a held host is sent TERM, and KILL 5 s
+// later: on the one-command path the group of the script whose pid file
+// fastCmd keeps in the run directory (newer than the lock), on the
+// step-by-step path the group timeout(1) leads, found by the run
+// directory in its environment. Then the commands are cut off and the
+// locks released.
 //
 // # Secrets
 //
