@@ -49,9 +49,15 @@ func TestRunnerRefusesAfterAbort(t *testing.T) {
 }
 
 func TestRunnerLockWait(t *testing.T) {
-	for _, tc := range []struct{ in, want time.Duration }{{0, DefaultLockWait}, {-1, 0}, {5 * time.Second, 5 * time.Second}} {
-		if got := (&Runner{LockWait: tc.in}).lockWait(); got != tc.want {
+	bg := context.Background()
+	for _, tc := range []struct{ in, want time.Duration }{{0, unboundedWait}, {-1, 0}, {5 * time.Second, 5 * time.Second}} {
+		if got := (&Runner{LockWait: tc.in}).lockWait(bg); got != tc.want {
 			t.Errorf("LockWait %s: got: %s want: %s", tc.in, got, tc.want)
 		}
+	}
+	ctx, cancel := context.WithTimeout(bg, time.Minute)
+	defer cancel()
+	if got := (&Runner{}).lockWait(ctx); got > time.Minute || got < 59*time.Second {
+		t.Errorf("LockWait 0 under a 1m deadline: got: %s want: about 1m", got)
 	}
 }

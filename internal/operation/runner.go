@@ -28,28 +28,30 @@ type Runner struct {
 	// are masked too. One is created when nil.
 	Redactor *transport.Redactor
 	// LockWait is how long a run waits for hosts another operation has
-	// locked before it fails naming the holder (default DefaultLockWait;
-	// negative: fail at once). The caller's context bounds it too (the
-	// resource's timeout).
+	// locked before it fails naming the holder; 0 waits as long as the
+	// caller's context allows (the resource's timeout), negative fails at
+	// once.
 	LockWait time.Duration
 	// Lifetime stops the runs when aborted (default Process()).
 	Lifetime *Lifetime
 }
 
-// DefaultLockWait is Runner.LockWait's default: enough for a killed
-// apply's provider to stop its jobs and release its locks, and for a
-// short operation of another apply to end.
-const DefaultLockWait = 2 * time.Minute
+// unboundedWait is the wait for a lock when neither Runner.LockWait nor
+// the context bounds it.
+const unboundedWait = 24 * time.Hour
 
-// lockWait is the engine's LockConfig.Wait for r.
-func (r *Runner) lockWait() time.Duration {
+// lockWait is the engine's LockConfig.Wait for r under ctx.
+func (r *Runner) lockWait(ctx context.Context) time.Duration {
 	switch {
 	case r.LockWait < 0:
 		return 0
-	case r.LockWait == 0:
-		return DefaultLockWait
+	case r.LockWait > 0:
+		return r.LockWait
 	}
-	return r.LockWait
+	if d, ok := ctx.Deadline(); ok {
+		return max(0, time.Until(d))
+	}
+	return unboundedWait
 }
 
 // Scripts returns the engine's script source over the packs: pack refs
@@ -101,7 +103,7 @@ func (r *Runner) Run(ctx context.Context, plan *protocol.Plan, hosts []HostAcces
 	eng := engine.New(engine.Config{
 		Dialer: pool, Scripts: r.Scripts(), Parallelism: r.Parallelism, PerHost: r.PerHost,
 		Sinks: r.Sinks, Redactor: r.Redactor, Actor: r.Actor, StateBecome: become,
-		Lock: &engine.LockConfig{Wait: r.lockWait()}, Abort: life.Aborted(),
+		Lock: &engine.LockConfig{Wait: r.lockWait(ctx)}, Abort: life.Aborted(),
 	})
 	res, err := eng.Run(ctx, plan, in)
 	if err != nil {
