@@ -1,51 +1,30 @@
 package hostsim
 
 import (
-	"errors"
+	"bufio"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 )
 
-// aptGet emulates apt-get: update, install, remove/purge, upgrade and
-// autoremove change only what the simulator tracks (and dpkg's status
-// file); other verbs (check, -v, ...) go to the real /usr/bin/apt-get.
-func (s *sim) aptGet(args []string) int {
-	p := parseFlags(args, "o", "c", "t", "target-release", "option", "config-file")
-	verb := p.arg(0)
-	switch verb {
-	case "update", "install", "remove", "purge", "upgrade", "dist-upgrade", "full-upgrade", "autoremove", "clean", "autoclean":
-	default:
-		return s.realAptGet(args)
-	}
+// aptRoot runs fn on the state when the caller is root, as apt-get
+// needs dpkg's lock.
+func (s *sim) aptRoot(fn func(st *State, hs *HostState, dnsDown bool) int) int {
 	if s.euid != 0 {
 		return s.fail(100, "E: Could not open lock file /var/lib/dpkg/lock-frontend - open (13: Permission denied)\nE: Unable to acquire the dpkg frontend lock (/var/lib/dpkg/lock-frontend), are you root?")
 	}
 	var code int
 	err := s.st.update(func(st *State) error {
-		code = s.aptGetVerb(st, verb, p)
+		_ = applyDNS(st, s.host.Host, s.root)
+		broken, _ := dnsBroken(st, s.host.Host, s.root)
+		code = fn(st, st.host(s.host.Host), broken)
 		return nil
 	})
 	if err != nil {
 		return s.fail(100, "E: cp-hostsim: %v", err)
 	}
 	return code
-}
-
-func (s *sim) realAptGet(args []string) int {
-	cmd := exec.Command("/usr/bin/apt-get", args...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.stdin, s.out, s.err
-	if err := cmd.Run(); err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return ee.ExitCode()
-		}
-		return s.fail(100, "E: cp-hostsim: run /usr/bin/apt-get: %v", err)
-	}
-	return 0
 }
 
 // aptSources lists the repository URLs configured on the host, sorted.
@@ -87,12 +66,10 @@ func repoHost(u string) string {
 	return h
 }
 
-func (s *sim) aptGetVerb(st *State, verb string, p flags) int {
-	hs := st.host(s.host.Host)
-	_ = applyDNS(st, s.host.Host, s.root)
-	broken, _ := dnsBroken(st, s.host.Host, s.root)
-	switch verb {
-	case "update":
+// aptUpdate prints one Hit: line per repository (Ign: and warnings
+// while DNS is broken).
+func (s *sim) aptUpdate(p flags) int {
+	return s.aptRoot(func(st *State, hs *HostState, broken bool) int {
 		srcs := s.aptSources()
 		for i, u := range srcs {
 			if broken {
@@ -109,46 +86,18 @@ func (s *sim) aptGetVerb(st *State, verb string, p flags) int {
 			s.fail(0, "W: Some index files failed to download. They have been ignored, or old ones used instead.")
 		}
 		return 0
-	case "clean", "autoclean":
-		return 0
-	case "upgrade", "dist-upgrade", "full-upgrade", "autoremove":
-		s.printf("Reading package lists...\nBuilding dependency tree...\nReading state information...\nCalculating upgrade...\n0 upgraded, 0 newly installed, 0 to remove and 0 not upgraded.\n")
-		return 0
-	case "remove", "purge":
-		s.printf("Reading package lists...\nBuilding dependency tree...\nReading state information...\n")
-		var removed []string
-		for _, name := range p.pos[1:] {
-			name, _, _ = strings.Cut(name, "=")
-			if _, ok := hs.Packages[name]; !ok {
-				if _, ok := s.dpkgInstalled(name); !ok {
-					s.printf("Package '%s' is not installed, so not removed\n", name)
-					continue
-				}
-			}
-			delete(hs.Packages, name)
-			if info, ok := emulatedPackages()[name]; ok {
-				for _, b := range info.bins {
-					_ = os.Remove(s.path(b))
-				}
-				for _, u := range info.units {
-					delete(hs.Services, u)
-				}
-			}
-			if err := s.dpkgRecord(name, "", true); err != nil {
-				return s.fail(100, "E: cp-hostsim: %v", err)
-			}
-			removed = append(removed, name)
-		}
-		s.printf("0 upgraded, 0 newly installed, %d to remove and 0 not upgraded.\n", len(removed))
-		for _, r := range removed {
-			s.printf("Removing %s ...\n", r)
-		}
-		return 0
-	}
-	return s.aptInstall(st, hs, p, broken)
+	})
 }
 
-func (s *sim) aptInstall(st *State, hs *HostState, p flags, dnsDown bool) int {
+// aptInstall is apt-get install [-y] [--allow-change-held-packages]
+// PKG[=VERSION]...: dependencies of emulated packages come along (then,
+// without -y, apt asks and stdin must say yes); a held package whose
+// version changes needs --allow-change-held-packages.
+func (s *sim) aptInstall(p flags) int {
+	return s.aptRoot(func(st *State, hs *HostState, dnsDown bool) int { return s.aptInstallIn(st, hs, p, dnsDown) })
+}
+
+func (s *sim) aptInstallIn(st *State, hs *HostState, p flags, dnsDown bool) int {
 	s.printf("Reading package lists...\nBuilding dependency tree...\nReading state information...\n")
 	type want struct{ name, version string }
 	var queue []want
@@ -158,12 +107,6 @@ func (s *sim) aptInstall(st *State, hs *HostState, p flags, dnsDown bool) int {
 			// apt matches a version glob; the simulated repository has
 			// one Debian revision per upstream version.
 			ver = strings.TrimSuffix(strings.TrimSuffix(ver, "*"), "-") + "-1.1"
-		}
-		if strings.HasSuffix(name, ".deb") {
-			if _, err := os.Stat(s.path(name)); err != nil {
-				return s.fail(100, "E: Unsupported file %s given on commandline", name)
-			}
-			name = strings.SplitN(filepath.Base(name), "_", 2)[0]
 		}
 		queue = append(queue, want{name, ver})
 	}
@@ -215,14 +158,31 @@ func (s *sim) aptInstall(st *State, hs *HostState, p flags, dnsDown bool) int {
 		}
 		return s.fail(100, "E: Unable to fetch some archives, maybe run apt-get update or try with --fix-missing?")
 	}
-	names := make([]string, 0, len(newPkgs))
+	var names, held []string
 	for _, w := range newPkgs {
 		names = append(names, w.name)
+		if s.dpkgHeld(w.name) {
+			held = append(held, w.name)
+		}
 	}
-	sorted := slices.Clone(names)
-	sort.Strings(sorted)
-	s.printf("The following NEW packages will be installed:\n  %s\n", strings.Join(sorted, " "))
+	sort.Strings(names)
+	if len(held) > 0 {
+		sort.Strings(held)
+		s.printf("The following held packages will be changed:\n  %s\n", strings.Join(held, " "))
+		if !p.has("allow-change-held-packages") {
+			return s.fail(100, "E: Held packages were changed and -y was used without --allow-change-held-packages.")
+		}
+	}
+	s.printf("The following NEW packages will be installed:\n  %s\n", strings.Join(names, " "))
 	s.printf("0 upgraded, %d newly installed, 0 to remove and 0 not upgraded.\n", len(newPkgs))
+	if len(newPkgs) > len(p.pos)-1 && !p.has("y") {
+		// Packages beyond those asked for: apt asks first.
+		s.printf("Do you want to continue? [Y/n] ")
+		line, _ := bufio.NewReader(s.stdin).ReadString('\n')
+		if a := strings.TrimSpace(line); line == "" || (a != "" && a != "y" && a != "Y") {
+			return s.fail(1, "Abort.")
+		}
+	}
 	for i := len(newPkgs) - 1; i >= 0; i-- { // dependencies first
 		w := newPkgs[i]
 		s.printf("Setting up %s (%s) ...\n", w.name, w.version)
@@ -230,7 +190,7 @@ func (s *sim) aptInstall(st *State, hs *HostState, p flags, dnsDown bool) int {
 		if err := s.installFiles(info); err != nil {
 			return s.fail(100, "E: cp-hostsim: install %s: %v", w.name, err)
 		}
-		if err := s.dpkgRecord(w.name, w.version, false); err != nil {
+		if err := s.dpkgRecord(w.name, w.version); err != nil {
 			return s.fail(100, "E: cp-hostsim: install %s: %v", w.name, err)
 		}
 		hs.Packages[w.name] = w.version

@@ -7,14 +7,16 @@ import (
 
 // flags is a parsed command line: positional arguments and flag values.
 type flags struct {
-	pos  []string
-	vals map[string][]string
+	pos   []string
+	vals  map[string][]string
+	order []string // flag names in the order first given
 }
 
 // parseFlags splits args into positional arguments and flags. Flags in
 // valued take a value (--f v, --f=v, -f v); other flags are booleans
-// unless written --f=v. "--" ends flags.
-func parseFlags(args []string, valued ...string) flags {
+// unless written --f=v. "--" ends flags. A valued flag without its value
+// is a usageError.
+func parseFlags(args []string, valued ...string) (flags, error) {
 	p := flags{vals: map[string][]string{}}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -27,16 +29,22 @@ func parseFlags(args []string, valued ...string) flags {
 			continue
 		}
 		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !hasVal && slices.Contains(valued, name) && i+1 < len(args) {
+		if !hasVal && slices.Contains(valued, name) {
+			if i+1 >= len(args) {
+				return p, usageError{name}
+			}
 			val, hasVal = args[i+1], true
 			i++
 		}
 		if !hasVal {
 			val = "true"
 		}
+		if _, seen := p.vals[name]; !seen {
+			p.order = append(p.order, name)
+		}
 		p.vals[name] = append(p.vals[name], val)
 	}
-	return p
+	return p, nil
 }
 
 // has reports whether any of the names was given.

@@ -1,7 +1,6 @@
 package hostsim
 
 import (
-	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -13,8 +12,8 @@ var joinRE = regexp.MustCompile(`kubeadm join (\S+) --token (\S+) \\\s+--discove
 // initCluster builds master-1 (+ CNI when cni) and returns the join args.
 func initCluster(t *testing.T, e *env, cni bool) []string {
 	e.prepareNode("master-1")
-	r := e.must("master-1", "kubeadm", "init", "--upload-certs")
-	contains(t, r, "Your Kubernetes control-plane has initialized successfully!", "--certificate-key")
+	r := e.must("master-1", "kubeadm", "init")
+	contains(t, r, "Your Kubernetes control-plane has initialized successfully!")
 	m := joinRE.FindStringSubmatch(r.out)
 	if m == nil {
 		t.Fatalf("no join command in:\n%s", r.out)
@@ -57,13 +56,6 @@ func TestKubeadmInitJoinAndKubectl(t *testing.T) {
 	e.must("master-1", "kubectl", "apply", "-f", "https://github.com/flannel-io/flannel/releases/latest/download/kube-flannel.yml")
 	r = e.must("master-1", "kubectl", "wait", "--for=condition=Ready", "node/worker-1", "--timeout=5s")
 	contains(t, r, "node/worker-1 condition met")
-	r = e.must("master-1", "kubectl", "get", "nodes", "-o", "json")
-	var list struct {
-		Items []map[string]any `json:"items"`
-	}
-	if err := json.Unmarshal([]byte(r.out), &list); err != nil || len(list.Items) != 2 {
-		t.Fatalf("get nodes -o json: %v\n%s", err, r.out)
-	}
 	contains(t, e.must("master-1", "kubectl", "get", "nodes", "-o", "wide"), "INTERNAL-IP", "10.0.0.11")
 	if r := e.must("master-1", "kubectl", "get", "nodes", "-o", "name"); r.out != "node/master-1\nnode/worker-1\n" {
 		t.Fatalf("-o name: %q", r.out)
@@ -71,13 +63,20 @@ func TestKubeadmInitJoinAndKubectl(t *testing.T) {
 	if r := e.must("master-1", "kubectl", "get", "--raw=/readyz"); r.out != "ok" {
 		t.Fatalf("readyz: %q", r.out)
 	}
-	contains(t, e.must("master-1", "kubectl", "get", "pods", "-A"), "kube-flannel-ds-", "coredns-", "Running")
+	e.fails("master-1", "not emulated: kubectl get pods", "kubectl", "get", "pods")
 	contains(t, e.must("master-1", "kubectl", "label", "node", "worker-1", "role=db"), "node/worker-1 labeled")
 	contains(t, e.must("master-1", "kubectl", "get", "nodes", "-l", "role=db", "-o", "name"), "node/worker-1")
 	contains(t, e.must("master-1", "kubectl", "taint", "node", "worker-1", "dedicated=db:NoSchedule"), "tainted")
-	contains(t, e.must("master-1", "kubectl", "drain", "worker-1", "--ignore-daemonsets"), "node/worker-1 drained")
+	// kube-proxy and the CNI agents are DaemonSets: drain needs --ignore-daemonsets.
+	e.fails("master-1", "use --ignore-daemonsets to ignore", "kubectl", "drain", "worker-1")
+	contains(t, e.must("master-1", "kubectl", "drain", "worker-1", "--ignore-daemonsets", "--timeout=1m"), "node/worker-1 drained")
 	contains(t, e.must("master-1", "kubectl", "get", "nodes"), "SchedulingDisabled")
-	contains(t, e.must("master-1", "kubectl", "version"), "Server Version: v1.31.2")
+	e.fails("master-1", "invalid argument \"soon\" for \"--timeout\" flag", "kubectl", "drain", "worker-1", "--ignore-daemonsets", "--timeout=soon")
+	contains(t, e.must("master-1", "kubectl", "uncordon", "worker-1"), "node/worker-1 uncordoned")
+	if strings.Contains(e.must("master-1", "kubectl", "get", "nodes").out, "SchedulingDisabled") {
+		t.Fatalf("worker-1 still cordoned after uncordon")
+	}
+	contains(t, e.must("master-1", "kubectl", "get", "--raw=/version"), `"gitVersion": "v1.31.2"`)
 	contains(t, e.must("master-1", "kubectl", "delete", "node", "worker-1"), `node "worker-1" deleted`)
 	e.fails("master-1", "NotFound", "kubectl", "get", "node", "worker-1")
 
@@ -111,11 +110,17 @@ func TestKubeadmTokensAndControlPlaneJoin(t *testing.T) {
 
 	// Control-plane join needs the uploaded certificate key.
 	e.prepareNode("master-2")
-	cp := append(append([]string(nil), join...), "--control-plane", "--certificate-key", "deadbeef")
+	joinConfig := func(key string) {
+		e.write("master-2", "/root/join.yaml", "apiVersion: kubeadm.k8s.io/v1beta4\nkind: JoinConfiguration\ndiscovery:\n  bootstrapToken:\n    apiServerEndpoint: "+join[2]+
+			"\n    token: "+join[4]+"\n    caCertHashes: ["+join[6]+"]\nnodeRegistration:\n  name: master-2\ncontrolPlane:\n  certificateKey: \""+key+"\"\n")
+	}
+	joinConfig("deadbeef")
+	cp := []string{"kubeadm", "join", "--config", "/root/join.yaml"}
+	e.fails("master-2", `Secret "kubeadm-certs" was not found`, cp...)
+	contains(t, e.must("master-1", "kubeadm", "init", "phase", "upload-certs"), "Skipping phase")
 	e.fails("master-2", `Secret "kubeadm-certs" was not found`, cp...)
 	r = e.must("master-1", "kubeadm", "init", "phase", "upload-certs", "--upload-certs")
-	key := strings.TrimSpace(r.out[strings.LastIndex(strings.TrimSpace(r.out), "\n")+1:])
-	cp[len(cp)-1] = key
+	joinConfig(strings.TrimSpace(r.out[strings.LastIndex(strings.TrimSpace(r.out), "\n")+1:]))
 	contains(t, e.must("master-2", cp...), "new control plane instance was created")
 	contains(t, e.must("master-1", "kubectl", "get", "nodes"), "master-2")
 
@@ -126,13 +131,19 @@ func TestKubeadmTokensAndControlPlaneJoin(t *testing.T) {
 	}
 	e.fails("master-1", "higher than the kubeadm version", "kubeadm", "upgrade", "apply", "v1.32.0", "-y")
 	e.must("master-1", "apt-get", "install", "-y", "kubeadm=1.32.0-1.1")
+	// Without -y kubeadm asks; no answer is no.
+	e.fails("master-1", "won't proceed", "kubeadm", "upgrade", "apply", "v1.32.0")
 	contains(t, e.must("master-1", "kubeadm", "upgrade", "apply", "v1.32.0", "-y"), "SUCCESS! Your cluster was upgraded")
-	contains(t, e.must("master-1", "kubectl", "version"), "Server Version: v1.32.0")
+	contains(t, e.must("master-1", "kubectl", "get", "--raw=/version"), `"gitVersion": "v1.32.0"`)
+	e.fails("master-1", "downgrades need --allow-downgrades", "kubeadm", "upgrade", "apply", "v1.31.2", "-y")
 	contains(t, e.must("master-1", "kubeadm", "upgrade", "node"), "successfully updated")
 	if r := e.must("master-1", "kubeadm", "version", "-o", "short"); r.out != "v1.32.0\n" {
 		t.Fatalf("kubeadm version: %q", r.out)
 	}
-	contains(t, e.must("master-1", "kubelet", "--version"), "Kubernetes v1.31.2")
+	contains(t, e.must("master-1", "kubeadm", "version"), `GitVersion:"v1.32.0"`)
+	if r := e.run("master-1", "kubelet", "--version"); r.code != 2 || !strings.Contains(r.err, "not emulated: kubelet") {
+		t.Fatalf("kubelet --version: exit %d %q; want 2, not emulated", r.code, r.err)
+	}
 }
 
 func TestPreflightFailures(t *testing.T) {

@@ -24,7 +24,10 @@ func (s *sim) control(args []string) int {
 }
 
 func (s *sim) faultCmd(args []string) int {
-	p := parseFlags(args, "host", "command", "delay", "nameserver")
+	p, err := parseFlags(args, "host", "command", "delay", "nameserver")
+	if err != nil {
+		return s.fail(2, "cp-hostsim fault: %v", err)
+	}
 	switch p.arg(0) {
 	case "set":
 		f := Fault{Kind: FaultKind(p.arg(1)), Host: p.get("host"), Command: p.get("command"), Nameserver: p.get("nameserver")}

@@ -22,9 +22,9 @@ func TestFaultImagePullAndMirror(t *testing.T) {
 	e.fails("master-1", "ImagePull", "kubeadm", "init") // not restarted yet
 	e.must("master-1", "systemctl", "restart", "containerd")
 	e.must("master-1", "crictl", "pull", "nginx")
-	contains(t, e.must("master-1", "crictl", "images"), "docker.io/library/nginx")
+	e.must("master-1", "crictl", "inspecti", "docker.io/library/nginx:latest")
 	e.must("master-1", "kubeadm", "init")
-	contains(t, e.must("master-1", "crictl", "images"), "registry.k8s.io/pause")
+	e.must("master-1", "crictl", "inspecti", "registry.k8s.io/pause:3.10")
 	e.must("master-1", "cp-hostsim", "fault", "clear", "image-pull")
 	if r := e.must("master-1", "cp-hostsim", "fault", "list"); r.out != "" {
 		t.Fatalf("faults after clear: %q", r.out)
@@ -39,7 +39,7 @@ func TestFaultNodeNotReady(t *testing.T) {
 	}
 	e.prepareNode("worker-1")
 	e.must("worker-1", join...)
-	r := e.must("master-1", "kubectl", "get", "nodes", "--no-headers")
+	r := e.must("master-1", "kubectl", "get", "nodes")
 	if !strings.Contains(r.out, "master-1   Ready") || !strings.Contains(r.out, "worker-1   NotReady") {
 		t.Fatalf("got:\n%s\nwant master-1 Ready, worker-1 NotReady", r.out)
 	}
@@ -75,12 +75,12 @@ func TestFaultSlowAndHang(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	e.run("worker-1", "kubectl", "version", "--client")
+	e.run("worker-1", "kubectl", "get", "--raw=/readyz")
 	if d := time.Since(start); d < 700*time.Millisecond {
 		t.Fatalf("slow fault: kubectl took %s, want >= 700ms", d)
 	}
 	start = time.Now()
-	e.run("master-1", "kubectl", "version", "--client")
+	e.run("master-1", "kubectl", "get", "--raw=/readyz")
 	if d := time.Since(start); d > 500*time.Millisecond {
 		t.Fatalf("slow fault on worker-1 slowed master-1 (%s)", d)
 	}

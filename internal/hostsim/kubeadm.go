@@ -10,40 +10,6 @@ import (
 	"time"
 )
 
-// kubeadm emulates kubeadm init, join, reset, token, upgrade, version,
-// config images and init phase upload-certs.
-func (s *sim) kubeadm(args []string) int {
-	p := parseFlags(args, "config", "kubernetes-version", "control-plane-endpoint", "apiserver-advertise-address",
-		"apiserver-bind-port", "pod-network-cidr", "service-cidr", "node-name", "ignore-preflight-errors", "token", "token-ttl",
-		"ttl", "discovery-token-ca-cert-hash", "certificate-key", "cri-socket", "v", "kubeconfig", "skip-phases",
-		"image-repository", "description", "usages", "groups", "o", "output", "service-dns-domain", "patches", "cert-dir")
-	switch p.arg(0) {
-	case "init":
-		if p.arg(1) == "phase" {
-			return s.kubeadmPhase(p)
-		}
-		return s.kubeadmInit(p)
-	case "join":
-		return s.kubeadmJoin(p)
-	case "reset":
-		return s.kubeadmReset(p)
-	case "token":
-		return s.kubeadmToken(p)
-	case "upgrade":
-		return s.kubeadmUpgrade(p)
-	case "version":
-		return s.kubeadmVersion(p)
-	case "config":
-		return s.kubeadmConfigCmd(p)
-	case "certs":
-		if p.arg(1) == "certificate-key" {
-			s.printf("%s\n", randomHex(32))
-			return 0
-		}
-	}
-	return s.fail(1, "cp-hostsim kubeadm: %q is not simulated; simulated: init, init phase upload-certs, join, reset, token create|list|delete|generate, upgrade plan|apply|node, version, config images list|pull, certs certificate-key", strings.Join(p.pos, " "))
-}
-
 func (s *sim) installedKubeadm(hs *HostState) string {
 	if v := kubeVersion(hs.Packages["kubeadm"]); v != "" {
 		return v
@@ -51,6 +17,8 @@ func (s *sim) installedKubeadm(hs *HostState) string {
 	return "v" + defaultKubeVersion
 }
 
+// kubeadmInit is kubeadm init [--config FILE]: preflight, image pulls,
+// a fresh CA, the control plane's files and the first node.
 func (s *sim) kubeadmInit(p flags) int {
 	var cfg kubeadmConfig
 	if f := p.get("config"); f != "" {
@@ -65,7 +33,7 @@ func (s *sim) kubeadmInit(p flags) int {
 	code := 0
 	err := s.st.update(func(st *State) error {
 		hs := st.host(s.host.Host)
-		version := firstNonEmpty(p.get("kubernetes-version"), cfg.KubernetesVersion, s.installedKubeadm(hs))
+		version := firstNonEmpty(cfg.KubernetesVersion, s.installedKubeadm(hs))
 		if !strings.HasPrefix(version, "v") {
 			version = "v" + version
 		}
@@ -75,8 +43,7 @@ func (s *sim) kubeadmInit(p flags) int {
 			checks = append(checks, check{"Port-6443", "Port 6443 is in use"},
 				check{"FileAvailable--etc-kubernetes-manifests-kube-apiserver.yaml", "/etc/kubernetes/manifests/kube-apiserver.yaml already exists"})
 		}
-		ignore := strings.Join(append(cfg.IgnoreErrors, p.get("ignore-preflight-errors")), ",")
-		if s.reportPreflight(checks, ignore) {
+		if s.reportPreflight(checks) {
 			code = 1
 			return nil
 		}
@@ -85,12 +52,12 @@ func (s *sim) kubeadmInit(p flags) int {
 			return nil
 		}
 		s.printf("[preflight] Pulling images required for setting up a Kubernetes cluster\n[preflight] This might take a minute or two, depending on the speed of your internet connection\n[preflight] You can also perform this action beforehand using 'kubeadm config images pull'\n")
-		if s.reportPreflight(s.pullImages(st, hs, controlPlaneImages(version)), ignore) {
+		if s.reportPreflight(s.pullImages(st, hs, controlPlaneImages(version))) {
 			code = 1
 			return nil
 		}
-		addr := firstNonEmpty(p.get("apiserver-advertise-address"), cfg.AdvertiseAddress, s.host.Address)
-		endpoint := firstNonEmpty(p.get("control-plane-endpoint"), cfg.ControlPlaneEndpoint, addr)
+		addr := firstNonEmpty(cfg.AdvertiseAddress, s.host.Address)
+		endpoint := firstNonEmpty(cfg.ControlPlaneEndpoint, addr)
 		if _, _, err := net.SplitHostPort(endpoint); err != nil {
 			endpoint = net.JoinHostPort(endpoint, "6443")
 		}
@@ -98,21 +65,13 @@ func (s *sim) kubeadmInit(p flags) int {
 		if err != nil {
 			return err
 		}
-		nodeName := firstNonEmpty(p.get("node-name"), cfg.NodeName, s.host.Host)
+		nodeName := firstNonEmpty(cfg.NodeName, s.host.Host)
 		*st = State{Cluster: st.Cluster, Hosts: st.Hosts, Faults: st.Faults, CA: ca,
 			API:        &APIServer{Host: s.host.Host, Endpoint: endpoint, Version: version, Since: s.now()},
 			Namespaces: []string{"default", "kube-node-lease", "kube-public", "kube-system"},
 			Nodes:      map[string]*Node{}}
 		st.Nodes[nodeName] = s.newNode(nodeName, addr, true)
-		token := firstNonEmpty(p.get("token"), firstOf(cfg.Tokens))
-		ttl := 24 * time.Hour
-		if t := p.get("token-ttl"); t != "" {
-			if ttl, err = time.ParseDuration(t); err != nil {
-				code = s.fail(1, "invalid argument %q for \"--token-ttl\" flag: %v", t, err)
-				return nil
-			}
-		}
-		tok, err := s.addToken(st, token, ttl)
+		tok, err := s.addToken(st, firstOf(cfg.Tokens), 24*time.Hour)
 		if err != nil {
 			code = s.fail(1, "%v", err)
 			return nil
@@ -150,14 +109,7 @@ func (s *sim) kubeadmInit(p flags) int {
 [upload-config] Storing the configuration used in ConfigMap "kubeadm-config" in the "kube-system" Namespace
 [kubelet] Creating a ConfigMap "kubelet-config" in namespace kube-system with the configuration for the kubelets in the cluster
 `, nodeName, addr)
-		certKey := ""
-		if p.has("upload-certs") {
-			certKey = randomHex(32)
-			st.CertificateKey, st.CertKeyExpires = certKey, s.now().Add(2*time.Hour)
-			s.printf("[upload-certs] Storing the certificates in Secret \"kubeadm-certs\" in the \"kube-system\" Namespace\n[upload-certs] Using certificate key:\n%s\n", certKey)
-		} else {
-			s.printf("[upload-certs] Skipping phase. Please see --upload-certs\n")
-		}
+		s.printf("[upload-certs] Skipping phase. Please see --upload-certs\n")
 		s.printf(`[mark-control-plane] Marking the node %[1]s as control-plane by adding the labels: [node-role.kubernetes.io/control-plane node.kubernetes.io/exclude-from-external-load-balancers]
 [mark-control-plane] Marking the node %[1]s as control-plane by adding the taints [node-role.kubernetes.io/control-plane:NoSchedule]
 [bootstrap-token] Using token: %[2]s
@@ -183,13 +135,8 @@ Run "kubectl apply -f [podnetwork].yaml" with one of the options listed at:
   https://kubernetes.io/docs/concepts/cluster-administration/addons/
 
 `, nodeName, tok)
-		if certKey != "" || p.get("control-plane-endpoint") != "" || cfg.ControlPlaneEndpoint != "" {
-			s.printf("You can now join any number of control-plane nodes running the following command on each as root:\n\n  kubeadm join %s --token %s \\\n\t--discovery-token-ca-cert-hash %s \\\n\t--control-plane", endpoint, tok, ca.Hash)
-			if certKey != "" {
-				s.printf(" --certificate-key %s\n\nPlease note that the certificate-key gives access to cluster sensitive data, keep it secret!\nAs a safeguard, uploaded-certs will be deleted in two hours; If necessary, you can use\n\"kubeadm init phase upload-certs --upload-certs\" to reload certs afterward.\n\n", certKey)
-			} else {
-				s.printf("\n\n")
-			}
+		if cfg.ControlPlaneEndpoint != "" {
+			s.printf("You can now join any number of control-plane nodes running the following command on each as root:\n\n  kubeadm join %s --token %s \\\n\t--discovery-token-ca-cert-hash %s \\\n\t--control-plane\n\n", endpoint, tok, ca.Hash)
 		}
 		s.printf("Then you can join any number of worker nodes by running the following on each as root:\n\nkubeadm join %s --token %s \\\n\t--discovery-token-ca-cert-hash %s \n", endpoint, tok, ca.Hash)
 		return nil
@@ -312,11 +259,12 @@ func (s *sim) writeNodeFiles(st *State, nodeName string) error {
 	return s.writeHostFile("/var/lib/kubelet/kubeadm-flags.env", "KUBELET_KUBEADM_ARGS=\"--container-runtime-endpoint=unix:///var/run/containerd/containerd.sock --pod-infra-container-image=registry.k8s.io/pause:3.10\"\n", 0o644)
 }
 
+// kubeadmReset is kubeadm reset [-f]: without -f it asks on stdin.
 func (s *sim) kubeadmReset(p flags) int {
 	if s.euid != 0 {
 		return s.fail(1, "error execution phase preflight: [preflight] Some fatal errors occurred:\n\t[ERROR IsPrivilegedUser]: user is not running as root")
 	}
-	if !p.has("f", "force") {
+	if !p.has("f") {
 		s.printf("[reset] WARNING: Changes made to this host by 'kubeadm init' or 'kubeadm join' will be reverted.\n[reset] Are you sure you want to proceed? [y/N]: ")
 		line, _ := bufio.NewReader(s.stdin).ReadString('\n')
 		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {

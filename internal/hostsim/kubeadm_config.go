@@ -21,10 +21,8 @@ type kubeadmConfig struct {
 	JoinEndpoint   string
 	JoinToken      string
 	CAHashes       []string
-	UnsafeSkipCA   bool
 	CertificateKey string
 	ControlPlane   bool
-	IgnoreErrors   []string
 }
 
 func parseKubeadmConfig(b []byte) (kubeadmConfig, error) {
@@ -54,7 +52,6 @@ func parseKubeadmConfig(b []byte) (kubeadmConfig, error) {
 		case "InitConfiguration":
 			cfg.AdvertiseAddress = str(doc, "localAPIEndpoint", "advertiseAddress")
 			cfg.NodeName = str(doc, "nodeRegistration", "name")
-			cfg.IgnoreErrors = append(cfg.IgnoreErrors, strs(doc, "nodeRegistration", "ignorePreflightErrors")...)
 			if ts, ok := doc["bootstrapTokens"].([]any); ok {
 				for _, t := range ts {
 					if m, ok := t.(map[string]any); ok {
@@ -66,14 +63,12 @@ func parseKubeadmConfig(b []byte) (kubeadmConfig, error) {
 			}
 		case "JoinConfiguration":
 			cfg.NodeName = str(doc, "nodeRegistration", "name")
-			cfg.IgnoreErrors = append(cfg.IgnoreErrors, strs(doc, "nodeRegistration", "ignorePreflightErrors")...)
 			cfg.JoinEndpoint = str(doc, "discovery", "bootstrapToken", "apiServerEndpoint")
 			cfg.JoinToken = str(doc, "discovery", "bootstrapToken", "token")
 			if cfg.JoinToken == "" {
 				cfg.JoinToken = str(doc, "discovery", "tlsBootstrapToken")
 			}
 			cfg.CAHashes = strs(doc, "discovery", "bootstrapToken", "caCertHashes")
-			cfg.UnsafeSkipCA = str(doc, "discovery", "bootstrapToken", "unsafeSkipCAVerification") == "true"
 			if cp, ok := doc["controlPlane"].(map[string]any); ok {
 				cfg.ControlPlane = true
 				cfg.CertificateKey = str(cp, "certificateKey")

@@ -7,6 +7,10 @@ import (
 	"strings"
 )
 
+// kubeadmJoin is kubeadm join --config FILE, or ENDPOINT --token T
+// --discovery-token-ca-cert-hash H: the endpoint must reach the API
+// server, the token be valid, the CA hash match, a control-plane join
+// bring the certificate key uploaded within 2h, the node name be free.
 func (s *sim) kubeadmJoin(p flags) int {
 	var cfg kubeadmConfig
 	if f := p.get("config"); f != "" {
@@ -21,13 +25,11 @@ func (s *sim) kubeadmJoin(p flags) int {
 	endpoint := firstNonEmpty(p.arg(1), cfg.JoinEndpoint)
 	token := firstNonEmpty(p.get("token"), cfg.JoinToken)
 	hashes := append(p.all("discovery-token-ca-cert-hash"), cfg.CAHashes...)
-	unsafe := p.has("discovery-token-unsafe-skip-ca-verification") || cfg.UnsafeSkipCA
-	controlPlane := p.has("control-plane") || cfg.ControlPlane
-	certKey := firstNonEmpty(p.get("certificate-key"), cfg.CertificateKey)
+	controlPlane, certKey := cfg.ControlPlane, cfg.CertificateKey
 	if endpoint == "" || token == "" {
 		return s.fail(1, "discovery: Invalid value: \"\": bootstrapToken or file must be set")
 	}
-	if len(hashes) == 0 && !unsafe {
+	if len(hashes) == 0 {
 		return s.fail(1, "discovery.bootstrapToken: Invalid value: \"\": using token-based discovery without caCertHashes can be unsafe. Set unsafeSkipCAVerification as true in your kubeadm config file or pass --discovery-token-unsafe-skip-ca-verification flag to continue")
 	}
 	code := 0
@@ -38,8 +40,7 @@ func (s *sim) kubeadmJoin(p flags) int {
 		if s.exists("/etc/kubernetes/kubelet.conf") {
 			checks = append(checks, check{"FileAvailable--etc-kubernetes-kubelet.conf", "/etc/kubernetes/kubelet.conf already exists"})
 		}
-		ignore := strings.Join(append(cfg.IgnoreErrors, p.get("ignore-preflight-errors")), ",")
-		if s.reportPreflight(checks, ignore) {
+		if s.reportPreflight(checks) {
 			code = 1
 			return nil
 		}
@@ -63,15 +64,15 @@ func (s *sim) kubeadmJoin(p flags) int {
 			code = s.fail(1, "error execution phase preflight: couldn't validate the identity of the API Server: could not find a JWS signature in the cluster-info ConfigMap for token ID %q\nTo see the stack trace of this error execute with --v=5 or higher", id)
 			return nil
 		}
-		if !unsafe && !slices.Contains(hashes, st.CA.Hash) {
+		if !slices.Contains(hashes, st.CA.Hash) {
 			code = s.fail(1, "error execution phase preflight: couldn't validate the identity of the API Server: cluster CA found in cluster-info ConfigMap is invalid: none of the public keys %q are pinned\nTo see the stack trace of this error execute with --v=5 or higher", st.CA.Hash)
 			return nil
 		}
-		if s.reportPreflight(s.pullImages(st, hs, []string{"registry.k8s.io/pause:3.10", "registry.k8s.io/kube-proxy:" + st.API.Version}), ignore) {
+		if s.reportPreflight(s.pullImages(st, hs, []string{"registry.k8s.io/pause:3.10", "registry.k8s.io/kube-proxy:" + st.API.Version})) {
 			code = 1
 			return nil
 		}
-		nodeName := firstNonEmpty(p.get("node-name"), cfg.NodeName, s.host.Host)
+		nodeName := firstNonEmpty(cfg.NodeName, s.host.Host)
 		if n, ok := st.Nodes[nodeName]; ok && n.Host != s.host.Host {
 			code = s.fail(1, "error execution phase kubelet-start: a Node with name %q and status \"Ready\" already exists in the cluster. You must delete the existing Node or change the name of this new joining Node", nodeName)
 			return nil

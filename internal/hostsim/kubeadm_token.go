@@ -1,7 +1,6 @@
 package hostsim
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -25,88 +24,72 @@ func (s *sim) kubeadmAdmin(st *State, p flags) string {
 	return ""
 }
 
-func (s *sim) kubeadmToken(p flags) int {
-	switch p.arg(1) {
-	case "generate":
-		id, secret := randomToken()
-		s.printf("%s.%s\n", id, secret)
-		return 0
-	case "create", "list", "delete":
-	default:
-		return s.fail(1, "cp-hostsim kubeadm token: %q is not simulated (create, list, delete, generate)", p.arg(1))
-	}
+// kubeadmToken runs fn on the state when the admin kubeconfig reaches
+// the API server (kubeadm token create|list).
+func (s *sim) kubeadmToken(p flags, fn func(*State) int) int {
 	code := 0
 	err := s.st.update(func(st *State) error {
 		if msg := s.kubeadmAdmin(st, p); msg != "" {
 			code = s.fail(1, "%s\nTo see the stack trace of this error execute with --v=5 or higher", msg)
 			return nil
 		}
-		switch p.arg(1) {
-		case "create":
-			ttl := 24 * time.Hour
-			if t := p.get("ttl"); t != "" {
-				d, err := time.ParseDuration(t)
-				if err != nil {
-					code = s.fail(1, "invalid argument %q for \"--ttl\" flag: %v", t, err)
-					return nil
-				}
-				ttl = d
-			}
-			tok, err := s.addToken(st, p.arg(2), ttl)
-			if err != nil {
-				code = s.fail(1, "%v", err)
-				return nil
-			}
-			if p.has("print-join-command") {
-				s.printf("kubeadm join %s --token %s --discovery-token-ca-cert-hash %s \n", st.API.Endpoint, tok, st.CA.Hash)
-			} else {
-				s.printf("%s\n", tok)
-			}
-		case "list":
-			var live []Token
-			for _, t := range st.Tokens {
-				if t.Expires.IsZero() || s.now().Before(t.Expires) {
-					live = append(live, t)
-				}
-			}
-			slices.SortFunc(live, func(a, b Token) int { return strings.Compare(a.ID, b.ID) })
-			if f := firstNonEmpty(p.get("o"), p.get("output")); f == "json" {
-				for _, t := range live {
-					b, _ := json.MarshalIndent(map[string]any{"kind": "BootstrapToken", "apiVersion": "output.kubeadm.k8s.io/v1alpha3", "token": t.String(), "expires": t.Expires, "usages": []string{"authentication", "signing"}, "groups": []string{"system:bootstrappers:kubeadm:default-node-token"}}, "", "    ")
-					s.printf("%s\n", b)
-				}
-				return nil
-			}
-			if len(live) == 0 {
-				return nil
-			}
-			s.printf("%-23s   %-10s  %-20s   %-22s   %-58s %s\n", "TOKEN", "TTL", "EXPIRES", "USAGES", "DESCRIPTION", "EXTRA GROUPS")
-			for _, t := range live {
-				ttl, exp := "<forever>", "<never>"
-				if !t.Expires.IsZero() {
-					ttl = humanDuration(t.Expires.Sub(s.now()))
-					exp = t.Expires.UTC().Format(time.RFC3339)
-				}
-				s.printf("%-23s   %-10s  %-20s   %-22s   %-58s %s\n", t.String(), ttl, exp, "authentication,signing", "<none>", "system:bootstrappers:kubeadm:default-node-token")
-			}
-		case "delete":
-			for _, id := range p.pos[2:] {
-				id, _, _ = strings.Cut(id, ".")
-				n := len(st.Tokens)
-				st.Tokens = slices.DeleteFunc(st.Tokens, func(t Token) bool { return t.ID == id })
-				if len(st.Tokens) == n {
-					code = s.fail(1, "failed to delete bootstrap token %q: secrets \"bootstrap-token-%s\" not found", id, id)
-					return nil
-				}
-				s.printf("bootstrap token %q deleted\n", id)
-			}
-		}
+		code = fn(st)
 		return nil
 	})
 	if err != nil {
 		return s.fail(1, "cp-hostsim kubeadm token: %v", err)
 	}
 	return code
+}
+
+// kubeadmTokenCreate is kubeadm token create [--ttl D] [--print-join-command].
+func (s *sim) kubeadmTokenCreate(p flags) int {
+	return s.kubeadmToken(p, func(st *State) int {
+		ttl := 24 * time.Hour
+		if t := p.get("ttl"); t != "" {
+			d, err := time.ParseDuration(t)
+			if err != nil {
+				return s.fail(1, "invalid argument %q for \"--ttl\" flag: %v", t, err)
+			}
+			ttl = d
+		}
+		tok, err := s.addToken(st, "", ttl)
+		if err != nil {
+			return s.fail(1, "%v", err)
+		}
+		if p.has("print-join-command") {
+			s.printf("kubeadm join %s --token %s --discovery-token-ca-cert-hash %s \n", st.API.Endpoint, tok, st.CA.Hash)
+		} else {
+			s.printf("%s\n", tok)
+		}
+		return 0
+	})
+}
+
+// kubeadmTokenList is kubeadm token list: the unexpired tokens as a table.
+func (s *sim) kubeadmTokenList(p flags) int {
+	return s.kubeadmToken(p, func(st *State) int {
+		var live []Token
+		for _, t := range st.Tokens {
+			if t.Expires.IsZero() || s.now().Before(t.Expires) {
+				live = append(live, t)
+			}
+		}
+		slices.SortFunc(live, func(a, b Token) int { return strings.Compare(a.ID, b.ID) })
+		if len(live) == 0 {
+			return 0
+		}
+		s.printf("%-23s   %-10s  %-20s   %-22s   %-58s %s\n", "TOKEN", "TTL", "EXPIRES", "USAGES", "DESCRIPTION", "EXTRA GROUPS")
+		for _, t := range live {
+			ttl, exp := "<forever>", "<never>"
+			if !t.Expires.IsZero() {
+				ttl = humanDuration(t.Expires.Sub(s.now()))
+				exp = t.Expires.UTC().Format(time.RFC3339)
+			}
+			s.printf("%-23s   %-10s  %-20s   %-22s   %-58s %s\n", t.String(), ttl, exp, "authentication,signing", "<none>", "system:bootstrappers:kubeadm:default-node-token")
+		}
+		return 0
+	})
 }
 
 // humanDuration renders a duration like kubectl's AGE column.

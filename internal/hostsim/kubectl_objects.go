@@ -13,42 +13,15 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// dryRun reports --dry-run=client (or the old boolean --dry-run).
-func dryRun(p flags) (bool, string) {
-	if !p.has("dry-run") {
-		return false, ""
-	}
-	switch v := p.get("dry-run"); v {
-	case "client", "true", "":
-		return true, ""
-	case "none", "false":
-		return false, ""
-	case "server":
-		return true, ""
-	default:
-		return false, fmt.Sprintf("error: Invalid dry-run value (%s). Must be \"none\", \"server\", or \"client\".", v)
-	}
-}
-
-// printCreated prints an object created by kubectl create/apply, or the
-// object itself when -o is given (as with --dry-run=client -o yaml).
-func (s *sim) printCreated(p flags, r resType, obj map[string]any, name, action string, dry bool) int {
-	switch out := firstNonEmpty(p.get("o"), p.get("output")); out {
-	case "yaml":
+// printCreated prints an object created by kubectl create, or the object
+// itself with -o yaml (as with --dry-run=client -o yaml).
+func (s *sim) printCreated(p flags, r resType, obj map[string]any, name string, dry bool) int {
+	if p.get("o") == "yaml" {
 		b, _ := yaml.Marshal(obj)
 		s.printf("%s", b)
-	case "json":
-		return s.printObjects(p, r.Plural, nil, nil, []map[string]any{obj}, true)
-	case "name":
-		s.printf("%s/%s\n", r.ref(), name)
-	case "":
-		if dry {
-			action += " (dry run)"
-		}
-		s.printf("%s/%s %s\n", r.ref(), name, action)
-	default:
-		return s.fail(1, "error: unable to match a printer suitable for the output format %q, allowed formats are: json,name,yaml", out)
+		return 0
 	}
+	s.printf("%s/%s created%s\n", r.ref(), name, dryNote(dry))
 	return 0
 }
 
@@ -62,28 +35,19 @@ func manifestMap(o *Object) map[string]any {
 	if o.Namespace != "" {
 		meta["namespace"] = o.Namespace
 	}
-	if len(o.Labels) > 0 {
-		meta["labels"] = o.Labels
-	}
 	m["apiVersion"], m["kind"], m["metadata"] = o.APIVersion, o.Kind, meta
 	return m
 }
 
-// kubectlCreate handles kubectl create namespace|secret generic|configmap
-// and create -f.
+// kubectlCreate handles kubectl create namespace|secret generic|configmap;
+// --dry-run=client prints the object without storing it.
 func (s *sim) kubectlCreate(st *State, p flags) int {
-	dry, msg := dryRun(p)
-	if msg != "" {
-		return s.fail(1, "%s", msg)
-	}
-	what := resourceKind(p.arg(1))
-	name := p.arg(2)
+	dry := p.has("dry-run")
 	ns := s.namespace(p)
 	var o *Object
-	switch {
-	case len(p.all("f", "filename")) > 0:
-		return s.kubectlApply(st, p, "create")
-	case what == "namespaces":
+	switch p.arg(1) {
+	case "namespace":
+		name := p.arg(2)
 		if name == "" {
 			return s.fail(1, "error: exactly one NAME is required, got 0")
 		}
@@ -95,32 +59,26 @@ func (s *sim) kubectlCreate(st *State, p flags) int {
 			st.Namespaces = append(st.Namespaces, name)
 			sort.Strings(st.Namespaces)
 		}
-		return s.printCreated(p, resType{Plural: "namespaces", Singular: "namespace", Kind: "Namespace", Version: "v1"}, obj, name, "created", dry)
-	case what == "secret" || what == "secrets":
-		if p.arg(2) != "generic" {
-			return s.fail(1, "cp-hostsim kubectl create secret: only generic is simulated")
-		}
-		name = p.arg(3)
+		return s.printCreated(p, resType{Plural: "namespaces", Singular: "namespace", Kind: "Namespace", Version: "v1"}, obj, name, dry)
+	case "secret":
 		data, code := s.fromSources(p, true)
 		if code != 0 {
 			return code
 		}
-		o = &Object{APIVersion: "v1", Kind: "Secret", Namespace: ns, Name: name, Created: s.now(), Generation: 1,
-			Body: map[string]any{"type": firstNonEmpty(p.get("type"), "Opaque")}}
+		o = &Object{APIVersion: "v1", Kind: "Secret", Namespace: ns, Name: p.arg(3), Created: s.now(), Generation: 1,
+			Body: map[string]any{"type": "Opaque"}}
 		if len(data) > 0 {
 			o.Body["data"] = data
 		}
-	case what == "configmap" || what == "configmaps" || what == "cm":
+	default: // configmap
 		data, code := s.fromSources(p, false)
 		if code != 0 {
 			return code
 		}
-		o = &Object{APIVersion: "v1", Kind: "ConfigMap", Namespace: ns, Name: name, Created: s.now(), Generation: 1, Body: map[string]any{}}
+		o = &Object{APIVersion: "v1", Kind: "ConfigMap", Namespace: ns, Name: p.arg(2), Created: s.now(), Generation: 1, Body: map[string]any{}}
 		if len(data) > 0 {
 			o.Body["data"] = data
 		}
-	default:
-		return s.fail(1, "cp-hostsim kubectl create %s: not simulated (namespace, secret generic, configmap, -f FILE); see internal/hostsim/README.md", p.arg(1))
 	}
 	if o.Name == "" {
 		return s.fail(1, "error: exactly one NAME is required, got 0")
@@ -135,10 +93,10 @@ func (s *sim) kubectlCreate(st *State, p flags) int {
 		}
 		st.putObject(o)
 	}
-	return s.printCreated(p, r, manifestMap(o), o.Name, "created", dry)
+	return s.printCreated(p, r, manifestMap(o), o.Name, dry)
 }
 
-// fromSources reads --from-literal, --from-file and --from-env-file into
+// fromSources reads --from-file=[KEY=]FILE and --from-env-file=FILE into
 // data (base64 for secrets).
 func (s *sim) fromSources(p flags, b64 bool) (map[string]any, int) {
 	data := map[string]any{}
@@ -147,13 +105,6 @@ func (s *sim) fromSources(p flags, b64 bool) (map[string]any, int) {
 			v = base64.StdEncoding.EncodeToString([]byte(v))
 		}
 		data[k] = v
-	}
-	for _, lit := range p.all("from-literal") {
-		k, v, ok := strings.Cut(lit, "=")
-		if !ok || k == "" {
-			return nil, s.fail(1, "error: invalid literal source %s, expected key=value", lit)
-		}
-		put(k, v)
 	}
 	for _, f := range p.all("from-file") {
 		k, file, ok := strings.Cut(f, "=")
@@ -207,9 +158,6 @@ func knownManifest(cni string) []map[string]any {
 	case "calico":
 		return []map[string]any{obj("v1", "ServiceAccount", ks, "calico-node", nil), obj("v1", "ConfigMap", ks, "calico-config", nil),
 			obj("apps/v1", "DaemonSet", ks, "calico-node", hostNet), obj("apps/v1", "Deployment", ks, "calico-kube-controllers", deploy)}
-	case "cilium":
-		return []map[string]any{obj("v1", "ServiceAccount", ks, "cilium", nil), obj("v1", "ConfigMap", ks, "cilium-config", nil),
-			obj("apps/v1", "DaemonSet", ks, "cilium", hostNet), obj("apps/v1", "Deployment", ks, "cilium-operator", deploy)}
 	case "flannel":
 		fl := "kube-flannel"
 		return []map[string]any{{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": fl}},
@@ -218,15 +166,11 @@ func knownManifest(cni string) []map[string]any {
 	return nil
 }
 
-// kubectlApply applies (or creates) the objects of -f FILE|URL|-.
-func (s *sim) kubectlApply(st *State, p flags, verb string) int {
-	files := p.all("f", "filename")
+// kubectlApply applies the objects of -f FILE|URL|-.
+func (s *sim) kubectlApply(st *State, p flags) int {
+	files := p.all("f")
 	if len(files) == 0 {
 		return s.fail(1, "error: must specify one of -f and -k")
-	}
-	dry, msg := dryRun(p)
-	if msg != "" {
-		return s.fail(1, "%s", msg)
 	}
 	for _, f := range files {
 		var data []byte
@@ -248,7 +192,7 @@ func (s *sim) kubectlApply(st *State, p flags, verb string) int {
 			}
 			cni = cniOf(f)
 			if docs = knownManifest(cni); docs == nil {
-				return s.fail(1, "error: unable to read URL %q: Get %q: dial tcp: lookup %s: no such host (cp-hostsim knows the calico, cilium and flannel manifests by URL; apply other manifests from a file)", f, f, u.Hostname())
+				return s.fail(1, "error: unable to read URL %q: Get %q: dial tcp: lookup %s: no such host (cp-hostsim knows the calico and flannel manifests by URL; apply other manifests from a file)", f, f, u.Hostname())
 			}
 		default:
 			b, err := s.readHostFile(f)
@@ -256,6 +200,7 @@ func (s *sim) kubectlApply(st *State, p flags, verb string) int {
 				return s.fail(1, "error: the path %q does not exist", f)
 			}
 			data = b
+			cni = cniOf(f)
 		}
 		if docs == nil {
 			var err error
@@ -263,35 +208,25 @@ func (s *sim) kubectlApply(st *State, p flags, verb string) int {
 				return s.fail(1, "error: error parsing %s: %v", source, err)
 			}
 			if len(docs) == 0 {
-				return s.fail(1, "error: no objects passed to %s", verb)
-			}
-			cni = cniOf(f)
-			if c := cniOf(string(data[:min(len(data), 4096)])); cni == "" && c != "" && strings.Contains(string(data), "DaemonSet") {
-				cni = c
+				return s.fail(1, "error: no objects passed to apply")
 			}
 		}
-		var names []string
 		for _, doc := range docs {
-			line, code := s.applyDoc(st, p, verb, source, doc, dry)
+			line, code := s.applyDoc(st, p, source, doc)
 			if code != 0 {
 				return code
 			}
 			s.printf("%s\n", line)
-			names = append(names, strings.Fields(line)[0])
-		}
-		if dry {
-			continue
 		}
 		if cni != "" {
 			st.CNI = cni
 		}
-		st.Manifests = append(st.Manifests, Manifest{Source: f, CNI: cni, Objects: names, At: s.now()})
 	}
 	return 0
 }
 
 // applyDoc applies one object and returns kubectl's line for it.
-func (s *sim) applyDoc(st *State, p flags, verb, source string, doc map[string]any, dry bool) (string, int) {
+func (s *sim) applyDoc(st *State, p flags, source string, doc map[string]any) (string, int) {
 	kind, _ := doc["kind"].(string)
 	meta, _ := doc["metadata"].(map[string]any)
 	metaNS, _ := meta["namespace"].(string)
@@ -307,19 +242,16 @@ func (s *sim) applyDoc(st *State, p flags, verb, source string, doc map[string]a
 		}
 		action := "created"
 		if slices.Contains(st.Namespaces, name) {
-			if verb == "create" {
-				return "", s.fail(1, "Error from server (AlreadyExists): error when creating %q: namespaces %q already exists", source, name)
-			}
 			action = "unchanged"
-		} else if !dry {
+		} else {
 			st.Namespaces = append(st.Namespaces, name)
 			sort.Strings(st.Namespaces)
 		}
-		return "namespace/" + name + " " + action + dryNote(dry), 0
+		return "namespace/" + name + " " + action, 0
 	}
 	o, err := newObject(doc, ns, s.now())
 	if err != nil {
-		return "", s.fail(1, "error: %s %q: %v", "error when creating", source, err)
+		return "", s.fail(1, "error: error when creating %q: %v", source, err)
 	}
 	r := o.res()
 	if r.Namespaced && !slices.Contains(st.Namespaces, o.Namespace) {
@@ -328,8 +260,6 @@ func (s *sim) applyDoc(st *State, p flags, verb, source string, doc map[string]a
 	old := s.findObject(st, r, o.Namespace, o.Name)
 	action := "created"
 	switch {
-	case old != nil && verb == "create":
-		return "", s.fail(1, "Error from server (AlreadyExists): error when creating %q: %s %q already exists", source, r.qualified(), o.Name)
 	case old != nil && old.builtin:
 		return r.ref() + "/" + o.Name + " unchanged", 0
 	case old != nil && sameContent(old, o):
@@ -341,10 +271,10 @@ func (s *sim) applyDoc(st *State, p flags, verb, source string, doc map[string]a
 		action = "configured"
 		o.Created, o.Generation, o.Release = old.Created, old.Generation+1, old.Release
 	}
-	if !dry && action != "unchanged" {
+	if action != "unchanged" {
 		st.putObject(o)
 	}
-	return r.ref() + "/" + o.Name + " " + action + dryNote(dry), 0
+	return r.ref() + "/" + o.Name + " " + action, 0
 }
 
 func dryNote(dry bool) string {
@@ -354,122 +284,30 @@ func dryNote(dry bool) string {
 	return ""
 }
 
-// kubectlGetObjects lists stored objects of a resource type.
+// kubectlGetObjects prints stored objects of a resource type.
 func (s *sim) kubectlGetObjects(st *State, p flags, kindArg string, names []string) int {
 	r, ok := lookupRes(kindArg)
 	if !ok {
 		return s.fail(1, "error: the server doesn't have a resource type %q", kindArg)
 	}
 	ns := s.namespace(p)
-	allNS := p.has("A", "all-namespaces")
-	sel := p.get("l", "selector")
+	sel := p.get("l")
 	var items []map[string]any
-	var rows [][]string
-	header := append([]string{"NAME"}, tableColumns(r)...)
-	if allNS && r.Namespaced {
-		header = append([]string{"NAMESPACE"}, header...)
-	}
 	for _, o := range s.objects(st) {
-		if o.res().qualified() != r.qualified() || (r.Namespaced && !allNS && o.Namespace != ns) {
+		if o.res().qualified() != r.qualified() || (r.Namespaced && o.Namespace != ns) {
 			continue
 		}
-		if len(names) > 0 && !slices.Contains(names, o.Name) {
+		if (len(names) > 0 && !slices.Contains(names, o.Name)) || (sel != "" && !labelsMatch(o.Labels, sel)) {
 			continue
 		}
-		if sel != "" && !labelsMatch(o.Labels, sel) {
-			continue
-		}
-		m := s.objectMap(st, o)
-		items = append(items, m)
-		row := append([]string{o.Name}, s.tableRow(st, r, o, m)...)
-		if allNS && r.Namespaced {
-			row = append([]string{o.Namespace}, row...)
-		}
-		rows = append(rows, row)
+		items = append(items, s.objectMap(st, o))
 	}
 	for _, want := range names {
-		found := false
-		for _, it := range items {
-			found = found || str(it, "metadata", "name") == want
-		}
-		if !found {
+		if !slices.ContainsFunc(items, func(it map[string]any) bool { return str(it, "metadata", "name") == want }) {
 			return s.fail(1, "Error from server (NotFound): %s %q not found", r.qualified(), want)
 		}
 	}
-	if len(items) == 0 && firstNonEmpty(p.get("o"), p.get("output")) == "" {
-		if r.Namespaced && !allNS {
-			return s.fail(0, "No resources found in %s namespace.", ns)
-		}
-		return s.fail(0, "No resources found")
-	}
-	return s.printObjects(p, r.Plural, header, rows, items, len(names) == 1)
-}
-
-func tableColumns(r resType) []string {
-	switch r.Kind {
-	case "Deployment":
-		return []string{"READY", "UP-TO-DATE", "AVAILABLE", "AGE"}
-	case "StatefulSet":
-		return []string{"READY", "AGE"}
-	case "DaemonSet":
-		return []string{"DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE", "NODE SELECTOR", "AGE"}
-	case "Job":
-		return []string{"STATUS", "COMPLETIONS", "DURATION", "AGE"}
-	case "CronJob":
-		return []string{"SCHEDULE", "TIMEZONE", "SUSPEND", "ACTIVE", "LAST SCHEDULE", "AGE"}
-	case "Secret":
-		return []string{"TYPE", "DATA", "AGE"}
-	case "ConfigMap":
-		return []string{"DATA", "AGE"}
-	case "Service":
-		return []string{"TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"}
-	case "StorageClass":
-		return []string{"PROVISIONER", "RECLAIMPOLICY", "VOLUMEBINDINGMODE", "ALLOWVOLUMEEXPANSION", "AGE"}
-	}
-	return []string{"AGE"}
-}
-
-func (s *sim) tableRow(st *State, r resType, o *Object, m map[string]any) []string {
-	a := age(s.now(), o.Created)
-	status := asMap(m["status"])
-	spec := asMap(m["spec"])
-	n := func(v any) string { return fmt.Sprint(num(v, 0)) }
-	switch r.Kind {
-	case "Deployment":
-		want := n(spec["replicas"])
-		return []string{n(status["readyReplicas"]) + "/" + want, n(status["updatedReplicas"]), n(status["availableReplicas"]), a}
-	case "StatefulSet":
-		return []string{n(status["readyReplicas"]) + "/" + n(spec["replicas"]), a}
-	case "DaemonSet":
-		d := n(status["desiredNumberScheduled"])
-		return []string{d, d, n(status["numberReady"]), d, n(status["numberAvailable"]), "<none>", a}
-	case "Job":
-		c := num(spec["completions"], 1)
-		if num(status["succeeded"], 0) >= c {
-			return []string{"Complete", fmt.Sprintf("%d/%d", c, c), "1s", a}
-		}
-		return []string{"Running", fmt.Sprintf("0/%d", c), a, a}
-	case "CronJob":
-		return []string{fmt.Sprint(spec["schedule"]), "<none>", "False", "0", "<none>", a}
-	case "Secret":
-		return []string{fmt.Sprint(m["type"]), fmt.Sprint(len(asMap(m["data"]))), a}
-	case "ConfigMap":
-		return []string{fmt.Sprint(len(asMap(m["data"]))), a}
-	case "Service":
-		ip := fmt.Sprint(spec["clusterIP"])
-		if spec["clusterIP"] == nil {
-			ip = "10.96." + fmt.Sprint(len(o.Name)%250) + "." + fmt.Sprint(10+len(o.Namespace)%240)
-		}
-		var ports []string
-		for _, pt := range asList(spec["ports"]) {
-			pm := asMap(pt)
-			ports = append(ports, fmt.Sprintf("%d/%s", num(pm["port"], 0), firstNonEmpty(fmt.Sprint(pm["protocol"]), "TCP")))
-		}
-		return []string{firstNonEmpty(str(spec, "type"), "ClusterIP"), ip, "<none>", firstNonEmpty(strings.Join(ports, ","), "<none>"), a}
-	case "StorageClass":
-		return []string{str(m, "provisioner"), firstNonEmpty(str(m, "reclaimPolicy"), "Delete"), firstNonEmpty(str(m, "volumeBindingMode"), "Immediate"), fmt.Sprint(m["allowVolumeExpansion"] == true), a}
-	}
-	return []string{a}
+	return s.printObjects(p, r.ref(), nil, nil, items, len(names) == 1)
 }
 
 // kubectlDeleteObjects deletes stored objects by name.
@@ -491,7 +329,7 @@ func (s *sim) kubectlDeleteObjects(st *State, p flags, kindArg string, names []s
 			return s.fail(1, "Error from server (NotFound): %s %q not found", r.qualified(), name)
 		}
 		if o.builtin {
-			return s.fail(1, "cp-hostsim kubectl delete: %s/%s is created by kubeadm; deleting it is not simulated", r.ref(), name)
+			return s.notEmulated("kubectl", "delete", r.ref()+"/"+name, "(created by kubeadm)")
 		}
 		delete(st.Objects, objKey(r, ns, name))
 		s.printf("%s %q deleted\n", r.ref(), name)
@@ -499,28 +337,18 @@ func (s *sim) kubectlDeleteObjects(st *State, p flags, kindArg string, names []s
 	return 0
 }
 
-// deleteNamespaceObjects removes what a deleted namespace held.
-func (st *State) deleteNamespaceObjects(ns string) {
-	for k, o := range st.Objects {
-		if o.Namespace == ns {
-			delete(st.Objects, k)
-		}
-	}
-}
-
-// waitObjects checks kubectl wait --for=condition=X|delete on stored objects.
+// waitObjects checks kubectl wait --for=condition=TYPE[=STATUS] on
+// stored objects (or every object of the type in the namespace with --all).
 func (s *sim) waitObjects(st *State, p flags, kindArg string, names []string) (bool, string, string) {
 	r, ok := lookupRes(kindArg)
 	if !ok {
 		return false, "", fmt.Sprintf("error: the server doesn't have a resource type %q", kindArg)
 	}
-	cond := p.get("for")
 	ns := s.namespace(p)
-	if p.has("all") || p.has("l", "selector") {
+	if p.has("all") {
 		names = nil
 		for _, o := range s.objects(st) {
-			sel := p.get("l", "selector")
-			if o.res().qualified() == r.qualified() && (!r.Namespaced || o.Namespace == ns) && (sel == "" || labelsMatch(o.Labels, sel)) {
+			if o.res().qualified() == r.qualified() && (!r.Namespaced || o.Namespace == ns) {
 				names = append(names, o.Name)
 			}
 		}
@@ -531,63 +359,20 @@ func (s *sim) waitObjects(st *State, p flags, kindArg string, names []string) (b
 	if len(names) == 0 {
 		return false, "", "error: resource(s) were provided, but no name was specified"
 	}
-	var ok2 strings.Builder
-	var pending []string
+	typ, want, hasWant := strings.Cut(strings.TrimPrefix(p.get("for"), "condition="), "=")
+	if !hasWant {
+		want = "True"
+	}
+	var met strings.Builder
 	for _, name := range names {
 		o := s.findObject(st, r, ns, name)
-		if cond == "delete" {
-			if o != nil {
-				pending = append(pending, r.qualified()+"/"+name)
-			} else {
-				fmt.Fprintf(&ok2, "%s/%s condition met\n", r.ref(), name)
-			}
-			continue
-		}
 		if o == nil {
 			return false, "", fmt.Sprintf("Error from server (NotFound): %s %q not found", r.qualified(), name)
 		}
-		c, isCond := strings.CutPrefix(cond, "condition=")
-		if !isCond {
-			return false, "", fmt.Sprintf("cp-hostsim kubectl wait: --for=%s is not simulated (condition=TYPE[=STATUS], delete)", cond)
+		if !s.hasCondition(st, o, typ, want) {
+			return false, r.qualified() + "/" + name, ""
 		}
-		typ, want, hasWant := strings.Cut(c, "=")
-		if !hasWant {
-			want = "True"
-		}
-		if s.hasCondition(st, o, typ, want) {
-			fmt.Fprintf(&ok2, "%s/%s condition met\n", r.ref(), name)
-		} else {
-			pending = append(pending, r.qualified()+"/"+name)
-		}
+		fmt.Fprintf(&met, "%s/%s condition met\n", r.ref(), name)
 	}
-	if len(pending) > 0 {
-		return false, pending[0], ""
-	}
-	return true, ok2.String(), ""
-}
-
-// rolloutObject checks kubectl rollout status TYPE/NAME on stored objects.
-func (s *sim) rolloutObject(st *State, p flags, target string) (bool, string, string) {
-	kind, name, ok := strings.Cut(target, "/")
-	if !ok {
-		kind, name = target, p.arg(3)
-	}
-	r, found := lookupRes(kind)
-	if !found || (r.Kind != "Deployment" && r.Kind != "StatefulSet" && r.Kind != "DaemonSet") {
-		return false, "", fmt.Sprintf("error: no status viewer has been implemented for %s", kind)
-	}
-	o := s.findObject(st, r, s.namespace(p), name)
-	if o == nil {
-		return false, "", fmt.Sprintf("Error from server (NotFound): %s %q not found", r.qualified(), name)
-	}
-	if !s.objectReady(st, o) {
-		return false, "", ""
-	}
-	switch r.Kind {
-	case "StatefulSet":
-		return true, fmt.Sprintf("partitioned roll out complete: %d new pods have been updated...\n", num(mapAt(o.body(), "spec")["replicas"], 1)), ""
-	case "DaemonSet":
-		return true, fmt.Sprintf("daemon set %q successfully rolled out\n", name), ""
-	}
-	return true, fmt.Sprintf("deployment %q successfully rolled out\n", name), ""
+	return true, met.String(), ""
 }

@@ -124,13 +124,6 @@ func (r resType) ref() string {
 	return r.Singular + "." + r.Group
 }
 
-func (r resType) apiVersion() string {
-	if r.Group == "" {
-		return r.Version
-	}
-	return r.Group + "/" + r.Version
-}
-
 func objKey(r resType, ns, name string) string {
 	if !r.Namespaced {
 		ns = ""

@@ -44,9 +44,6 @@ var knownNames = map[string]string{
 	"objects.githubusercontent.com": "198.18.0.72",
 }
 
-// KnownNames lists the external names the simulator resolves, sorted.
-func KnownNames() []string { return sortedKeys(knownNames) }
-
 // realTool is where the shadowed program lives on a Debian/Ubuntu host.
 var realTool = map[string]string{"getent": "/usr/bin/getent", "curl": "/usr/bin/curl"}
 
@@ -95,41 +92,44 @@ func (s *sim) inEtcHosts(name string) bool {
 	return false
 }
 
-// getent emulates `getent hosts|ahosts|ahostsv4 NAME...` for the names
-// DNS would answer: known external names resolve, and nothing that needs
-// DNS resolves while a dns fault breaks resolv.conf. Names in /etc/hosts,
-// address literals, other names and other databases go to the real getent.
-func (s *sim) getent(args []string) int {
-	if len(args) < 2 || !(args[0] == "hosts" || args[0] == "ahosts" || args[0] == "ahostsv4") {
-		return s.execReal("getent", args)
+// getentReal hands getent to the real program unless it asks for hosts
+// that need DNS: other databases, address literals and /etc/hosts names.
+func (s *sim) getentReal(args []string) (int, bool) {
+	if len(args) < 2 || args[0] != "hosts" {
+		return s.execReal("getent", args), true
 	}
-	local := func(name string) bool {
-		_, err := netip.ParseAddr(name)
-		return err == nil || s.inEtcHosts(name)
-	}
-	needDNS := false
 	for _, raw := range args[1:] {
-		needDNS = needDNS || !local(strings.TrimSuffix(strings.ToLower(raw), "."))
+		if !s.localName(raw) {
+			return 0, false
+		}
 	}
-	if !needDNS {
-		return s.execReal("getent", args)
-	}
+	return s.execReal("getent", args), true
+}
+
+// localName reports whether a name resolves without DNS.
+func (s *sim) localName(raw string) bool {
+	name := strings.TrimSuffix(strings.ToLower(raw), ".")
+	_, err := netip.ParseAddr(name)
+	return err == nil || s.inEtcHosts(name)
+}
+
+// getentHosts is getent hosts NAME...: the known external names resolve
+// (to 198.18.0.0/15), nothing that needs DNS resolves while a dns fault
+// breaks resolv.conf, and other names go to the real getent.
+func (s *sim) getentHosts(p flags) int {
 	broken, _ := s.resolveBroken()
 	code := 0
-	for _, raw := range args[1:] {
-		name := strings.TrimSuffix(strings.ToLower(raw), ".")
-		addr, known := knownNames[name]
+	for _, raw := range p.pos[1:] {
+		addr, known := knownNames[strings.TrimSuffix(strings.ToLower(raw), ".")]
 		switch {
-		case local(name) || (!broken && !known):
-			if c := s.realGetentOne(args[0], raw); c != 0 {
+		case s.localName(raw) || (!broken && !known):
+			if c := s.realGetentOne("hosts", raw); c != 0 {
 				code = c
 			}
 		case broken:
 			code = 2 // getent: one or more keys not found
-		case args[0] == "hosts":
-			s.printf("%-15s %s\n", addr, raw)
 		default:
-			s.printf("%-15s STREAM %s\n%-15s DGRAM  \n%-15s RAW    \n", addr, raw, addr, addr)
+			s.printf("%-15s %s\n", addr, raw)
 		}
 	}
 	return code
@@ -158,72 +158,59 @@ var aptKeyURLs = []*regexp.Regexp{
 	regexp.MustCompile(`^https://packages\.buildkite\.com/(helm-linux/helm-debian)/gpgkey$`),
 }
 
-// curl emulates fetching the apt repository keys the builtin scripts
-// download (`curl -fsSL https://pkgs.k8s.io/core:/stable:/v1.NN/deb/Release.key`,
-// `curl -fsSL https://packages.buildkite.com/helm-linux/helm-debian/gpgkey`),
-// to stdout or -o FILE. Any other URL goes to the real curl, which fails
-// on test hosts like curl without network.
-func (s *sim) curl(args []string) int {
-	p := parseFlags(args, "o", "output", "H", "header", "X", "request", "d", "data", "u", "user", "A", "user-agent",
-		"m", "max-time", "connect-timeout", "retry", "w", "write-out", "e", "referer", "T", "upload-file", "x", "proxy")
-	var urls []string
-	for _, a := range p.pos {
-		if strings.Contains(a, "://") {
-			urls = append(urls, a)
-		}
-	}
-	var key []string
-	if len(urls) == 1 {
+// curlReal hands curl to the real program unless it fetches one of the
+// apt repository keys the builtin scripts download.
+func (s *sim) curlReal(args []string) (int, bool) {
+	for _, a := range args {
 		for _, re := range aptKeyURLs {
-			if m := re.FindStringSubmatch(urls[0]); m != nil {
-				key = m
+			if re.MatchString(a) {
+				return 0, false
 			}
 		}
 	}
-	if key == nil {
-		return s.execReal("curl", args)
+	return s.execReal("curl", args), true
+}
+
+// curl is curl [-f] [-s] [-S] [-L] KEY-URL to stdout. pkgs.k8s.io
+// redirects to its CDN (without -L curl prints the redirect page), and
+// has repositories from v1.24 on (older ones answer 403, an error with
+// -f); -s hides errors unless -S shows them.
+func (s *sim) curl(p flags) int {
+	u := p.arg(0)
+	var key []string
+	for _, re := range aptKeyURLs {
+		if m := re.FindStringSubmatch(u); m != nil {
+			key = m
+		}
 	}
-	showErr := !s.curlSilent(args) || s.curlShowError(args)
+	if key == nil || len(p.pos) != 1 {
+		return s.notEmulated("curl", "(one apt repository key URL)")
+	}
+	showErr := !p.has("s") || p.has("S")
 	if broken, _ := s.resolveBroken(); broken {
 		if showErr {
-			s.fail(6, "curl: (6) Could not resolve host: %s", repoHost(urls[0]))
+			s.fail(6, "curl: (6) Could not resolve host: %s", repoHost(u))
 		}
 		return 6
 	}
-	body := aptKeyArmor(key[1])
-	if out := firstNonEmpty(p.get("o"), p.get("output")); out != "" && out != "-" {
-		path := out
-		if !strings.HasPrefix(path, "/") {
-			wd, _ := os.Getwd()
-			path = wd + "/" + path
+	if strings.HasPrefix(u, "https://pkgs.k8s.io/") {
+		if !p.has("L") {
+			s.printf("<a href=\"https://prod-cdn.packages.k8s.io/repositories/isv:/kubernetes:/core:/stable:/%s/deb/Release.key\">Found</a>.\n\n", key[1])
+			return 0
 		}
-		if err := os.WriteFile(s.path(path), []byte(body), 0o644); err != nil {
-			if showErr {
-				s.fail(23, "curl: (23) Failure writing output to destination")
+		if minor("v"+strings.TrimPrefix(key[1], "v")) < 24 {
+			if p.has("f") {
+				if showErr {
+					s.fail(22, "curl: (22) The requested URL returned error: 403")
+				}
+				return 22
 			}
-			return 23
+			s.printf("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>")
+			return 0
 		}
-		return 0
 	}
-	s.printf("%s", body)
+	s.printf("%s", aptKeyArmor(key[1]))
 	return 0
-}
-
-// curlSilent reports -s/--silent, also inside combined short flags (-fsSL).
-func (s *sim) curlSilent(args []string) bool { return curlShort(args, 's', "silent") }
-
-func (s *sim) curlShowError(args []string) bool { return curlShort(args, 'S', "show-error") }
-
-func curlShort(args []string, c byte, long string) bool {
-	for _, a := range args {
-		if a == "--"+long {
-			return true
-		}
-		if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a[1:], c) >= 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // aptKeyArmor is an ASCII-armored stand-in for the repository key of a

@@ -1,7 +1,6 @@
 package hostsim
 
 import (
-	"fmt"
 	"os"
 	"sort"
 	"strings"
@@ -110,110 +109,6 @@ func (s *sim) nodeObject(st *State, n *Node) map[string]any {
 	}
 }
 
-// pod is a simulated pod.
-type pod struct {
-	Namespace, Name, Node, Phase string
-	Ready                        bool
-	Created                      time.Time
-}
-
-// pods lists the pods the cluster would run: control plane static pods,
-// kube-proxy and CNI agents per node, CoreDNS, and one pod per Helm
-// release; sorted by namespace and name.
-func (s *sim) pods(st *State) []pod {
-	var out []pod
-	anyReady := ""
-	for _, n := range sortedNodes(st) {
-		if s.nodeReady(st, n) && anyReady == "" {
-			anyReady = n.Name
-		}
-	}
-	for _, n := range sortedNodes(st) {
-		ready := s.nodeReady(st, n)
-		run := func(ns, name string, needNet bool) {
-			p := pod{Namespace: ns, Name: name, Node: n.Name, Phase: "Running", Ready: true, Created: n.Joined}
-			if k := st.host(n.Host).Services["kubelet.service"]; k == nil || !k.Active {
-				p.Phase, p.Ready = "Unknown", false
-			} else if needNet && !ready {
-				p.Phase, p.Ready = "Pending", false
-			}
-			out = append(out, p)
-		}
-		if n.ControlPlane {
-			for _, c := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"} {
-				run("kube-system", c+"-"+n.Name, false)
-			}
-		}
-		suffix := shortHash(n.Name)
-		run("kube-system", "kube-proxy-"+suffix, false)
-		switch st.CNI {
-		case "calico":
-			run("kube-system", "calico-node-"+suffix, false)
-		case "cilium":
-			run("kube-system", "cilium-"+suffix, false)
-		case "flannel":
-			run("kube-flannel", "kube-flannel-ds-"+suffix, false)
-		}
-	}
-	addon := func(ns, name string) {
-		p := pod{Namespace: ns, Name: name, Phase: "Pending", Created: time.Time{}}
-		if st.API != nil {
-			p.Created = st.API.Since
-		}
-		if anyReady != "" {
-			p.Node, p.Phase, p.Ready = anyReady, "Running", true
-		}
-		out = append(out, p)
-	}
-	if st.API != nil {
-		addon("kube-system", "coredns-7c65d6cfc9-"+shortHash(st.Cluster+"a"))
-		addon("kube-system", "coredns-7c65d6cfc9-"+shortHash(st.Cluster+"b"))
-		switch st.CNI {
-		case "calico":
-			addon("kube-system", "calico-kube-controllers-6879d4fcdc-"+shortHash("calico"))
-		case "cilium":
-			addon("kube-system", "cilium-operator-5c7867ccd5-"+shortHash("cilium"))
-		}
-	}
-	for _, r := range sortedReleases(st) {
-		addon(r.Namespace, r.Name+"-0")
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Namespace != out[j].Namespace {
-			return out[i].Namespace < out[j].Namespace
-		}
-		return out[i].Name < out[j].Name
-	})
-	return out
-}
-
-func (p pod) object() map[string]any {
-	status := "True"
-	if !p.Ready {
-		status = "False"
-	}
-	return map[string]any{
-		"apiVersion": "v1", "kind": "Pod",
-		"metadata": map[string]any{"name": p.Name, "namespace": p.Namespace, "creationTimestamp": p.Created.UTC().Format(time.RFC3339)},
-		"spec":     map[string]any{"nodeName": p.Node},
-		"status":   map[string]any{"phase": p.Phase, "conditions": []any{map[string]any{"type": "Ready", "status": status}}},
-	}
-}
-
-func sortedReleases(st *State) []*Release {
-	out := make([]*Release, 0, len(st.Releases))
-	for _, r := range st.Releases {
-		out = append(out, r)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Namespace != out[j].Namespace {
-			return out[i].Namespace < out[j].Namespace
-		}
-		return out[i].Name < out[j].Name
-	})
-	return out
-}
-
 // shortHash is a stable 5-letter pod name suffix.
 func shortHash(s string) string {
 	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
@@ -236,15 +131,6 @@ func age(now, t time.Time) string {
 	}
 	return humanDuration(now.Sub(t))
 }
-
-func readyString(p pod) string {
-	if p.Ready {
-		return "1/1"
-	}
-	return "0/1"
-}
-
-var _ = fmt.Sprint
 
 // NodeReady reports whether the named node is registered and Ready, as
 // `kubectl get node` would show it.

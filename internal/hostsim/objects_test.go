@@ -30,13 +30,13 @@ func TestKubectlObjectStore(t *testing.T) {
 	// Namespaces through create --dry-run=client -o yaml | apply -f -.
 	ns := e.must("master-1", "kubectl", "create", "namespace", "apps", "--dry-run=client", "-o", "yaml")
 	contains(t, ns, "kind: Namespace", "name: apps")
-	e.fails("master-1", `namespaces "apps" not found`, "kubectl", "-n", "apps", "create", "secret", "generic", "s", "--from-literal=a=b")
+	e.write("master-1", "/tmp/root.env", "# comment\nrootUser=cp-admin\nrootPassword=s3cret\n")
+	e.fails("master-1", `namespaces "apps" not found`, "kubectl", "-n", "apps", "create", "secret", "generic", "s", "--from-env-file=/tmp/root.env")
 	if r := e.runAs("master-1", "0", ns.out, "kubectl", "apply", "-f", "-"); r.code != 0 || r.out != "namespace/apps created\n" {
 		t.Fatalf("apply namespace: %d %q %q", r.code, r.out, r.err)
 	}
 
 	// Secrets from env files and files; jsonpath reads base64 data.
-	e.write("master-1", "/tmp/root.env", "# comment\nrootUser=cp-admin\nrootPassword=s3cret\n")
 	e.write("master-1", "/tmp/config.env", "export A=1\n")
 	contains(t, e.must("master-1", "kubectl", "-n", "apps", "create", "secret", "generic", "root", "--from-env-file=/tmp/root.env"), "secret/root created")
 	e.fails("master-1", "already exists", "kubectl", "-n", "apps", "create", "secret", "generic", "root", "--from-env-file=/tmp/root.env")
@@ -98,9 +98,13 @@ func TestHelmReleaseObjects(t *testing.T) {
 	if r.out != "1" {
 		t.Fatalf("postgresql readyReplicas = %q", r.out)
 	}
-	contains(t, e.must("master-1", "kubectl", "-n", "db", "get", "statefulset", "pg-postgresql"), "pg-postgresql", "1/1")
+	if r := e.must("master-1", "helm", "status", "pg", "--namespace", "db", kc, "-o", "json"); !strings.Contains(r.out, `"status":"deployed"`) || !strings.Contains(r.out, `"version":"16.0.3"`) {
+		t.Fatalf("helm status -o json: %s", r.out)
+	}
+	e.fails("master-1", "not emulated: kubectl get statefulset.apps", "kubectl", "-n", "db", "get", "statefulset", "pg-postgresql")
 	e.must("master-1", "helm", "uninstall", "pg", "--namespace", "db", kc, "--wait")
-	e.fails("master-1", "not found", "kubectl", "-n", "db", "get", "statefulset", "pg-postgresql")
+	e.fails("master-1", "not found", "kubectl", "-n", "db", "get", "statefulset", "pg-postgresql", "-o", "name")
+	e.fails("master-1", "release: not found", "helm", "status", "pg", "--namespace", "db", kc)
 }
 
 func TestGetentAndCurl(t *testing.T) {
@@ -110,9 +114,22 @@ func TestGetentAndCurl(t *testing.T) {
 	}
 	key := e.must("w", "curl", "-fsSL", "https://pkgs.k8s.io/core:/stable:/v1.31/deb/Release.key")
 	contains(t, key, "-----BEGIN PGP PUBLIC KEY BLOCK-----", "-----END PGP PUBLIC KEY BLOCK-----")
-	e.write("w", "/tmp/.keep", "")
-	e.must("w", "curl", "-fsSL", "-o", "/tmp/helm.key", "https://packages.buildkite.com/helm-linux/helm-debian/gpgkey")
-	contains(t, result{out: e.file("w", "/tmp/helm.key")}, "BEGIN PGP PUBLIC KEY BLOCK")
+	contains(t, e.must("w", "curl", "-fsSL", "https://packages.buildkite.com/helm-linux/helm-debian/gpgkey"), "BEGIN PGP PUBLIC KEY BLOCK")
+	// pkgs.k8s.io redirects: without -L curl prints the redirect page.
+	if r := e.must("w", "curl", "-fsS", "https://pkgs.k8s.io/core:/stable:/v1.31/deb/Release.key"); strings.Contains(r.out, "BEGIN PGP") || !strings.Contains(r.out, "prod-cdn.packages.k8s.io") {
+		t.Fatalf("curl without -L: %q", r.out)
+	}
+	// Minors before 1.24 have no repository: an error with -f, shown by -S.
+	if r := e.run("w", "curl", "-fsSL", "https://pkgs.k8s.io/core:/stable:/v1.23/deb/Release.key"); r.code != 22 || !strings.Contains(r.err, "error: 403") {
+		t.Fatalf("curl -f of a missing repository: exit %d %q", r.code, r.err)
+	}
+	if r := e.run("w", "curl", "-f", "-s", "-L", "https://pkgs.k8s.io/core:/stable:/v1.23/deb/Release.key"); r.code != 22 || r.err != "" {
+		t.Fatalf("curl -fsL of a missing repository: exit %d %q, want 22 and no message", r.code, r.err)
+	}
+	if r := e.run("w", "curl", "-sSL", "https://pkgs.k8s.io/core:/stable:/v1.23/deb/Release.key"); r.code != 0 || !strings.Contains(r.out, "AccessDenied") {
+		t.Fatalf("curl without -f of a missing repository: exit %d %q", r.code, r.out)
+	}
+	e.fails("w", "not emulated: curl -o", "curl", "-fsSL", "-o", "/tmp/k", "https://pkgs.k8s.io/core:/stable:/v1.31/deb/Release.key")
 	// Other URLs go to the real curl (not run outside a host).
 	if r := e.run("w", "curl", "-fsSL", "https://example.com/"); r.code != 127 {
 		t.Fatalf("curl of another URL: exit %d", r.code)
@@ -150,6 +167,6 @@ func TestCtr(t *testing.T) {
 	if r := e.must("w", "ctr", "plugins", "ls"); strings.Contains(r.out, " cri ") {
 		t.Fatalf("cri listed although disabled:\n%s", r.out)
 	}
-	e.must("w", "systemctl", "stop", "containerd")
+	e.must("w", "systemctl", "disable", "--now", "containerd")
 	e.fails("w", "failed to dial", "ctr", "version")
 }

@@ -82,7 +82,7 @@ func (s *sim) dpkgInstalled(name string) (string, bool) {
 		if !strings.HasPrefix(stanza, "Package: "+name+"\n") {
 			continue
 		}
-		if !strings.Contains(stanza, "\nStatus: install ok installed") {
+		if !strings.Contains(stanza, "\nStatus: install ok installed") && !strings.Contains(stanza, "\nStatus: hold ok installed") {
 			return "", false
 		}
 		for _, line := range strings.Split(stanza, "\n") {
@@ -95,24 +95,37 @@ func (s *sim) dpkgInstalled(name string) (string, bool) {
 	return "", false
 }
 
-// dpkgRecord adds (or with remove, drops) a package in dpkg's status file
-// so dpkg -s, dpkg -l and apt-mark see emulated installs.
-func (s *sim) dpkgRecord(name, version string, remove bool) error {
+// dpkgHeld reports whether apt-mark hold marked an installed package.
+func (s *sim) dpkgHeld(name string) bool {
+	b, _ := os.ReadFile(s.path(dpkgStatusPath))
+	for _, stanza := range strings.Split(string(b), "\n\n") {
+		if strings.HasPrefix(stanza, "Package: "+name+"\n") {
+			return strings.Contains(stanza, "\nStatus: hold ")
+		}
+	}
+	return false
+}
+
+// dpkgRecord records an installed package in dpkg's status file so
+// dpkg -s, dpkg -l and apt-mark see emulated installs.
+func (s *sim) dpkgRecord(name, version string) error {
 	p := s.path(dpkgStatusPath)
 	b, err := os.ReadFile(p)
 	if err != nil && !os.IsNotExist(err) {
 		return fmt.Errorf("read %s: %w", p, err)
 	}
 	var keep []string
+	want := "install"
+	if s.dpkgHeld(name) {
+		want = "hold" // apt keeps the selection
+	}
 	for _, stanza := range strings.Split(strings.TrimRight(string(b), "\n"), "\n\n") {
 		if stanza == "" || strings.HasPrefix(stanza, "Package: "+name+"\n") {
 			continue
 		}
 		keep = append(keep, stanza)
 	}
-	if !remove {
-		keep = append(keep, fmt.Sprintf("Package: %s\nStatus: install ok installed\nPriority: optional\nSection: admin\nInstalled-Size: 1024\nMaintainer: cp-hostsim <cp-hostsim@localhost>\nArchitecture: amd64\nVersion: %s\nDescription: %s (simulated by cp-hostsim)", name, version, name))
-	}
+	keep = append(keep, fmt.Sprintf("Package: %s\nStatus: %s ok installed\nPriority: optional\nSection: admin\nInstalled-Size: 1024\nMaintainer: cp-hostsim <cp-hostsim@localhost>\nArchitecture: amd64\nVersion: %s\nDescription: %s (simulated by cp-hostsim)", name, want, version, name))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", filepath.Dir(p), err)
 	}

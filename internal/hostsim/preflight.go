@@ -103,21 +103,9 @@ func (s *sim) pullImages(st *State, hs *HostState, images []string) []check {
 	return out
 }
 
-// reportPreflight prints fatal preflight errors (minus the ignored ones)
-// like kubeadm; it returns true when the command must stop.
-func (s *sim) reportPreflight(checks []check, ignore string) bool {
-	ign := map[string]bool{}
-	for _, n := range strings.Split(strings.ToLower(ignore), ",") {
-		ign[strings.TrimSpace(n)] = true
-	}
-	var fatal []check
-	for _, c := range checks {
-		if ign["all"] || ign[strings.ToLower(c.name)] {
-			s.printf("\t[WARNING %s]: %s\n", c.name, c.msg)
-			continue
-		}
-		fatal = append(fatal, c)
-	}
+// reportPreflight prints fatal preflight errors like kubeadm; it returns
+// true when the command must stop.
+func (s *sim) reportPreflight(fatal []check) bool {
 	if len(fatal) == 0 {
 		return false
 	}

@@ -20,7 +20,6 @@ type State struct {
 	Nodes      map[string]*Node `json:"nodes,omitempty"`
 	CNI        string           `json:"cni,omitempty"`
 	Namespaces []string         `json:"namespaces,omitempty"`
-	Manifests  []Manifest       `json:"manifests,omitempty"`
 	// Objects are the API objects other than nodes, pods and namespaces,
 	// keyed by resource/namespace/name.
 	Objects        map[string]*Object    `json:"objects,omitempty"`
@@ -61,14 +60,6 @@ type Node struct {
 	Joined        time.Time         `json:"joined"`
 }
 
-// Manifest is one `kubectl apply`.
-type Manifest struct {
-	Source  string    `json:"source"`
-	CNI     string    `json:"cni,omitempty"`
-	Objects []string  `json:"objects,omitempty"` // kind/name
-	At      time.Time `json:"at"`
-}
-
 // Release is a Helm release.
 type Release struct {
 	Name      string    `json:"name"`
@@ -100,9 +91,7 @@ type HostState struct {
 	// Containerd settings read when containerd last (re)started.
 	MirrorConfigured bool     `json:"mirror_configured,omitempty"`
 	CRIDisabled      bool     `json:"cri_disabled,omitempty"`
-	SystemdCgroup    bool     `json:"systemd_cgroup,omitempty"`
 	Images           []string `json:"images,omitempty"`
-	HelmRepos        []string `json:"helm_repos,omitempty"` // name=url
 	// WireGuard holds the interfaces wg-quick brought up, by name.
 	WireGuard map[string]*WGInterface `json:"wireguard,omitempty"`
 }

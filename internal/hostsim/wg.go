@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"crypto/rand"
 	"encoding/base64"
-	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -12,74 +11,60 @@ import (
 	"golang.org/x/crypto/curve25519"
 )
 
-// wg emulates wg genkey, pubkey, genpsk and show (from the host's
-// config); it never touches network interfaces.
-func (s *sim) wg(args []string) int {
-	p := parseFlags(args)
-	switch p.arg(0) {
-	case "genkey", "genpsk":
-		k := make([]byte, 32)
-		_, _ = rand.Read(k)
-		if p.arg(0) == "genkey" {
-			k[0] &= 248
-			k[31] = (k[31] & 127) | 64
-		}
-		s.printf("%s\n", base64.StdEncoding.EncodeToString(k))
-		return 0
-	case "pubkey":
-		line, _ := bufio.NewReader(s.stdin).ReadString('\n')
-		priv, err := base64.StdEncoding.DecodeString(strings.TrimSpace(line))
-		if err != nil || len(priv) != 32 {
-			return s.fail(1, "wg: Key is not the correct length or format")
-		}
-		pub, err := curve25519.X25519(priv, curve25519.Basepoint)
-		if err != nil {
-			return s.fail(1, "wg: %v", err)
-		}
-		s.printf("%s\n", base64.StdEncoding.EncodeToString(pub))
-		return 0
-	case "show", "showconf", "":
-		iface := firstNonEmpty(p.arg(1), "wg0")
-		if !s.wgUp(iface) {
-			if p.arg(1) == "" {
-				return 0
-			}
-			return s.fail(1, "Unable to access interface: No such device")
-		}
-		b, _ := os.ReadFile(s.path("/etc/wireguard/" + iface + ".conf"))
-		if p.arg(0) == "show" && p.arg(2) == "listen-port" {
-			port := "0"
-			for _, line := range strings.Split(string(b), "\n") {
-				if k, v, ok := strings.Cut(line, "="); ok && strings.TrimSpace(k) == "ListenPort" {
-					port = strings.TrimSpace(v)
-				}
-			}
-			s.printf("%s\n", port)
-			return 0
-		}
-		if p.arg(0) == "show" && p.arg(2) == "peers" {
-			for _, k := range confValues(string(b), "PublicKey") {
-				s.printf("%s\n", k)
-			}
-			return 0
-		}
-		if p.arg(0) == "show" && p.arg(2) == "latest-handshakes" {
-			return s.wgHandshakes(iface)
-		}
-		if p.arg(0) == "show" && p.arg(2) != "" {
-			return s.fail(1, "cp-hostsim wg: show %s %s is not simulated (listen-port, peers, latest-handshakes)", iface, p.arg(2))
-		}
-		if p.arg(0) == "showconf" {
-			s.printf("%s", b)
-			return 0
-		}
-		s.printf("interface: %s\n", iface)
-		for _, k := range confValues(string(b), "PublicKey") {
-			s.printf("\npeer: %s\n", k)
-		}
-		return 0
+// wgGenkey prints a new curve25519 private key, clamped as wg does.
+func (s *sim) wgGenkey(p flags) int {
+	k := make([]byte, 32)
+	_, _ = rand.Read(k)
+	k[0] &= 248
+	k[31] = (k[31] & 127) | 64
+	s.printf("%s\n", base64.StdEncoding.EncodeToString(k))
+	return 0
+}
+
+// wgPubkey prints the public key of the private key on stdin.
+func (s *sim) wgPubkey(p flags) int {
+	line, _ := bufio.NewReader(s.stdin).ReadString('\n')
+	priv, err := base64.StdEncoding.DecodeString(strings.TrimSpace(line))
+	if err != nil || len(priv) != 32 {
+		return s.fail(1, "wg: Key is not the correct length or format")
 	}
-	return s.fail(1, "cp-hostsim wg: %q is not simulated (genkey, genpsk, pubkey, show, showconf)", p.arg(0))
+	pub, err := curve25519.X25519(priv, curve25519.Basepoint)
+	if err != nil {
+		return s.fail(1, "wg: %v", err)
+	}
+	s.printf("%s\n", base64.StdEncoding.EncodeToString(pub))
+	return 0
+}
+
+// wgShow is wg show IFACE listen-port|peers|latest-handshakes, from the
+// configuration of the interface wg-quick@IFACE brought up.
+func (s *sim) wgShow(p flags) int {
+	iface, field := p.arg(1), p.arg(2)
+	if field != "listen-port" && field != "peers" && field != "latest-handshakes" || len(p.pos) != 3 {
+		return s.notEmulated("wg", "show", iface, field, "(listen-port, peers or latest-handshakes of one interface)")
+	}
+	if !s.wgUp(iface) {
+		return s.fail(1, "Unable to access interface: No such device")
+	}
+	b, _ := os.ReadFile(s.path("/etc/wireguard/" + iface + ".conf"))
+	switch field {
+	case "listen-port":
+		s.printf("%s\n", firstNonEmpty(lastOf(confValues(string(b), "ListenPort")), "0"))
+	case "peers":
+		for _, k := range confValues(string(b), "PublicKey") {
+			s.printf("%s\n", k)
+		}
+	default:
+		return s.wgHandshakes(iface)
+	}
+	return 0
+}
+
+func lastOf(vs []string) string {
+	if len(vs) == 0 {
+		return ""
+	}
+	return vs[len(vs)-1]
 }
 
 // wgUp reports whether wg-quick@iface is active in the state.
@@ -92,40 +77,6 @@ func (s *sim) wgUp(iface string) bool {
 		return nil
 	})
 	return up
-}
-
-// wgQuick emulates wg-quick up|down IFACE through the wg-quick@ unit.
-func (s *sim) wgQuick(args []string) int {
-	p := parseFlags(args)
-	iface := p.arg(1)
-	if iface == "" {
-		return s.fail(1, "Usage: wg-quick [ up | down | save | strip ] [ CONFIG_FILE | INTERFACE ]")
-	}
-	switch p.arg(0) {
-	case "up":
-		if s.wgUp(iface) {
-			return s.fail(1, "wg-quick: `%s' already exists", iface)
-		}
-		if code := s.systemctl([]string{"start", "wg-quick@" + iface}); code != 0 {
-			return code
-		}
-		s.printf("[#] ip link add %s type wireguard\n[#] wg setconf %s /dev/fd/63\n[#] ip link set mtu 1420 up dev %s\n", iface, iface, iface)
-		return 0
-	case "down":
-		if !s.wgUp(iface) {
-			return s.fail(1, "wg-quick: `%s' is not a WireGuard interface", iface)
-		}
-		s.printf("[#] ip link delete dev %s\n", iface)
-		return s.systemctl([]string{"stop", "wg-quick@" + iface})
-	case "strip":
-		b, err := os.ReadFile(s.path("/etc/wireguard/" + iface + ".conf"))
-		if err != nil {
-			return s.fail(1, "wg-quick: `/etc/wireguard/%s.conf' does not exist", iface)
-		}
-		s.printf("%s", b)
-		return 0
-	}
-	return s.fail(1, "%s", fmt.Sprintf("cp-hostsim wg-quick: %q is not simulated (up, down, strip)", p.arg(0)))
 }
 
 // confValues lists the values of key in a wg-quick configuration, in order.

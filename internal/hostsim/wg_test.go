@@ -14,7 +14,7 @@ func TestWgShowPeers(t *testing.T) {
 	if r := e.must("w", "wg", "show", "wg0", "peers"); r.out != "abc=\ndef=\n" {
 		t.Fatalf("wg show wg0 peers: %q, want the two public keys one per line", r.out)
 	}
-	e.fails("w", "is not simulated", "wg", "show", "wg0", "transfer")
+	e.fails("w", "not emulated: wg show wg0 transfer", "wg", "show", "wg0", "transfer")
 }
 
 // A handshake between two interfaces counts as done only when each lists
