@@ -41,12 +41,14 @@ func (r *resolution) costWithin(c Creator) string {
 	return fmt.Sprintf("; it costs %s USD a month, within the %s USD threshold of %s", usd(c.MonthlyUSD), usd(*max), r.envName())
 }
 
-// costGate holds the creation by c at a cost_confirmation gate; the
-// policy's approval roles (if any) may confirm it.
+// costGate holds the creation by c at a cost_confirmation gate, built for
+// its create option; the policy's approval roles (if any) may confirm it.
 func (r *resolution) costGate(d Decision, c Creator, why string) Decision {
 	d.Create = &Create{Pack: c.Pack, Version: c.Version, Action: c.Action, Provider: c.Provider}
 	opts := []protocol.GateOption{r.createOption("create "+c.Provider, c)}
-	return r.gate(d, protocol.GateCostConfirmation, "confirm-cost-"+slug(c.Provider), why, opts, r.policy.ApprovalRoles)
+	d = r.gate(d, protocol.GateCostConfirmation, "confirm-cost-"+slug(c.Provider), why, opts, r.policy.ApprovalRoles)
+	d.Gate.Chosen = opts[0].ID // the plan holds this creation behind the gate
+	return d
 }
 
 func sortedCopy(s []string) []string { return slices.Sorted(slices.Values(s)) }

@@ -250,7 +250,9 @@ func (r *resolution) chooseCreator(d Decision, creators []Creator) Decision {
 			reason = fmt.Sprintf("%s (%s) is required in %s and no existing provider matches; policy requires approval to create %s (pack %s %s)%s",
 				r.key, desc, r.envName(), c.Provider, c.Pack, c.Action, costNote(c))
 		}
-		return r.gate(d, protocol.GateApproval, "approve-"+slug(c.Provider), reason, opts, r.policy.ApprovalRoles)
+		d = r.gate(d, protocol.GateApproval, "approve-"+slug(c.Provider), reason, opts, r.policy.ApprovalRoles)
+		d.Gate.Chosen = opts[0].ID // the plan holds this creation behind the gate
+		return d
 	}
 	if over, why := r.overCost(c); over {
 		return r.costGate(d, c, why)

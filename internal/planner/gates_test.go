@@ -98,7 +98,7 @@ func TestPlanGatesFromDecisions(t *testing.T) {
 		{name: "an option the gate lacks fails the plan", env: "qa", s3: two, policy: sel, choices: []protocol.Decision{dec("select-object-storage-s3-provider", "bind aws_s3")},
 			want: want{err: `gate select-object-storage-s3-provider (provider_selection) has no option "bind aws_s3"; its options: "bind aws-a", "bind aws-b", "cancel operation"`}},
 		{name: "approval holds the minio sub-operation", env: "prod", policy: s3Policy(),
-			want: want{gate: "approve-dedicated-minio", gateType: protocol.GateApproval, minio: true, heldBy: "approve-dedicated-minio"}},
+			want: want{gate: "approve-dedicated-minio", gateType: protocol.GateApproval, chosen: "create dedicated_minio", minio: true, heldBy: "approve-dedicated-minio"}},
 		{name: "approved creation keeps the gate for the apply-time check", env: "prod", policy: s3Policy(), choices: []protocol.Decision{dec("approve-dedicated-minio", "create dedicated_minio", "sre")},
 			want: want{gate: "approve-dedicated-minio", chosen: "create dedicated_minio", binding: "dedicated_minio", minio: true, heldBy: "approve-dedicated-minio"}},
 		{name: "bind aws_s3 at the approval is refused at plan", env: "prod", policy: s3Policy(), choices: []protocol.Decision{dec("approve-dedicated-minio", "bind aws_s3", "sre")},
@@ -116,7 +116,7 @@ func TestPlanGatesFromDecisions(t *testing.T) {
 			want:    want{gate: "exception-object-storage-s3", gateType: protocol.GatePolicyException, heldBy: "exception-object-storage-s3"}},
 		{name: "cost under the threshold creates without a gate", env: "dev", policy: cost(50), usd: 40, want: want{binding: "dedicated_minio", minio: true}},
 		{name: "cost over the threshold holds the creation", env: "dev", policy: cost(25), usd: 40,
-			want: want{gate: "confirm-cost-dedicated-minio", gateType: protocol.GateCostConfirmation, minio: true, heldBy: "confirm-cost-dedicated-minio"}},
+			want: want{gate: "confirm-cost-dedicated-minio", gateType: protocol.GateCostConfirmation, chosen: "create dedicated_minio", minio: true, heldBy: "confirm-cost-dedicated-minio"}},
 		{name: "confirmed cost creates behind the gate", env: "dev", policy: cost(25), usd: 40, choices: []protocol.Decision{dec("confirm-cost-dedicated-minio", "create dedicated_minio")},
 			want: want{gate: "confirm-cost-dedicated-minio", chosen: "create dedicated_minio", binding: "dedicated_minio", minio: true, heldBy: "confirm-cost-dedicated-minio"}},
 	}

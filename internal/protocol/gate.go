@@ -159,9 +159,10 @@ type Gate struct {
 	RequiredRoles []string     `yaml:"required_roles,omitempty" json:"required_roles,omitempty"`
 	// Before names the jobs the gate holds back (template gates).
 	Before []string `yaml:"before,omitempty" json:"before,omitempty"`
-	// Chosen is the bind or create option the plan was built for; a
-	// decision for another bind or create option is refused at apply,
-	// since the plan does not hold its jobs.
+	// Chosen is the bind or create option the plan was built for (chosen
+	// at plan, or the creation an approval or cost gate holds). A decision
+	// for another bind or create option, or for any when Chosen is empty,
+	// is refused at apply: the plan does not hold its jobs.
 	Chosen string `yaml:"-" json:"chosen,omitempty"`
 	// Parameter names the parameter a missing_input gate waits for.
 	Parameter string `yaml:"-" json:"parameter,omitempty"`
@@ -225,7 +226,7 @@ type Decision struct {
 
 // Check verifies the decision against the gate: the option must be one of
 // the gate's, a bind or create option must be the one the plan was built
-// for, and the actor must hold one of the required roles.
+// for (Chosen), and the actor must hold one of the required roles.
 func (d Decision) Check(g Gate) error {
 	_, err := d.Choose(g)
 	return err
@@ -237,8 +238,13 @@ func (d Decision) Choose(g Gate) (GateOption, error) {
 	if !ok {
 		return GateOption{}, fmt.Errorf("gate %q: option %q is not one of %q", g.ID, d.Option, g.OptionIDs())
 	}
-	if (o.Effect == EffectBind || o.Effect == EffectCreate) && g.Chosen != "" && g.Chosen != o.ID {
-		return GateOption{}, fmt.Errorf("gate %q: option %q differs from %q, the option the plan was built for; plan again with the decision", g.ID, d.Option, g.Chosen)
+	if o.Effect == EffectBind || o.Effect == EffectCreate {
+		switch {
+		case g.Chosen == "":
+			return GateOption{}, fmt.Errorf("gate %q: option %q binds or creates a provider, but the plan holds no provider for this gate; plan again with the decision among the approvals", g.ID, d.Option)
+		case g.Chosen != o.ID:
+			return GateOption{}, fmt.Errorf("gate %q: option %q differs from %q, the option the plan was built for; plan again with the decision", g.ID, d.Option, g.Chosen)
+		}
 	}
 	if err := d.CheckRoles(g); err != nil {
 		return GateOption{}, err

@@ -92,6 +92,14 @@ func TestDecisionChoose(t *testing.T) {
 		{"cancel needs the role too", Decision{Option: "cancel operation", Actor: "bob", Roles: []string{"dev"}}, "", `actor "bob" has roles ["dev"] but the gate requires one of ["sre"]`},
 		{"unknown option", Decision{Option: "bind c", Actor: "ana", Roles: []string{"sre"}}, "", `option "bind c" is not one of ["bind a" "bind b" "cancel operation"]`},
 	}
+	unplanned := g
+	unplanned.Chosen = ""
+	if _, err := (Decision{Option: "bind a", Actor: "ana", Roles: []string{"sre"}}).Choose(unplanned); err == nil || !strings.Contains(err.Error(), "the plan holds no provider for this gate; plan again") {
+		t.Errorf("bind on a gate whose plan holds none got: %v", err)
+	}
+	if o, err := (Decision{Option: "cancel operation", Actor: "ana", Roles: []string{"sre"}}).Choose(unplanned); err != nil || o.Effect != EffectCancel {
+		t.Errorf("cancel on a gate whose plan holds none got: %v", err)
+	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			o, err := tc.d.Choose(g)

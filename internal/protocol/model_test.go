@@ -7,7 +7,7 @@ import (
 
 func TestDecisionCheck(t *testing.T) {
 	g := Gate{ID: "approve-dedicated-minio", Type: GateApproval, Reason: "r",
-		Options: []GateOption{{ID: "create dedicated MinIO", Effect: EffectCreate, Provider: "dedicated_minio"}, {ID: "bind external S3", Effect: EffectBind, Candidate: "aws-s3"}, Cancel("cancel operation")}, RequiredRoles: []string{"sre", "platform_admin"}}
+		Options: []GateOption{{ID: "create dedicated MinIO", Effect: EffectCreate, Provider: "dedicated_minio"}, {ID: "bind external S3", Effect: EffectBind, Candidate: "aws-s3"}, Cancel("cancel operation")}, RequiredRoles: []string{"sre", "platform_admin"}, Chosen: "create dedicated MinIO"}
 	cases := []struct {
 		name string
 		d    Decision
