@@ -313,3 +313,76 @@ resource "cp_scenario" "probe" {
 	absent(t, "the CLI output", outputs.String(), secrets)
 	outputs.WriteString(r.mustTofu(0, "plan", "-detailed-exitcode"))
 }
+
+// Each misuse of a write-only argument is refused by `tofu plan` with the
+// attribute's path, and the value given (through an ephemeral variable,
+// so the CLI's own source excerpt cannot show it) is never in the output.
+func TestAccWriteOnly_refusedAtPlan(t *testing.T) {
+	testAccPreCheck(t)
+	keyPEM := testKeyPEM(t, "")
+	keyFile := filepath.Join(t.TempDir(), "id_ed25519")
+	must(t, os.WriteFile(keyFile, []byte(keyPEM), 0o600))
+	t.Setenv("CP_TEST_WO_SUDO_ENV", "from-env")
+	vars := `
+variable "secret" {
+  type      = string
+  ephemeral = true
+}
+`
+	pack := `
+data "cp_scenario_pack" "k" {
+  id = "kubernetes"
+}
+`
+	provider := func(ssh string) string {
+		return vars + "provider \"cp\" {\n  ssh = {\n    known_hosts_file = \"/dev/null\"\n    " + ssh + "\n  }\n}\n" + pack
+	}
+	scenario := func(candidate string) string {
+		return vars + `provider "cp" {}
+resource "cp_scenario" "s" {
+  pack  = "kubernetes"
+  name  = "s"
+  hosts = [{ name = "h", address = "10.0.0.1" }]
+  candidates = [{ name = "ext", provider = "aws_s3", capability = "object_storage.s3", attributes = { endpoint = "https://s3.example.test" }, ` + candidate + ` }]
+}
+`
+	}
+	cases := []struct {
+		name, secret, config, at, says string
+	}{
+		{"key file and key", keyPEM, provider(`private_key_file = "` + keyFile + `"
+    private_key_wo = var.secret`), "ssh.private_key_wo", "private_key_file and private_key_wo are both set"},
+		{"not a key", "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIWoNotAPrivateKey", provider(`private_key_wo = var.secret`), "ssh.private_key_wo", "is not a private key"},
+		{"encrypted key", testKeyPEM(t, "passphrase"), provider(`private_key_wo = var.secret`), "ssh.private_key_wo", "encrypted with a passphrase"},
+		{"password env and password", "Sudo-Pw-91x", provider(`become_password_env = "CP_TEST_WO_SUDO_ENV"
+    become_password_wo = var.secret`), "ssh.become_password_wo", "become_password_env and become_password_wo are both set"},
+		{"one S3 key", "AKIAONLYONEKEY01", scenario(`access_key_wo = var.secret`), "candidates[0].secret_key_wo", "access_key_wo is set but secret_key_wo is not"},
+		{"malformed S3 key", "bad key; rm -rf", scenario(`access_key_wo = "AKIAGOODKEY0001", secret_key_wo = var.secret`), "candidates[0].secret_key_wo", "is not an S3 key"},
+		{"tempo object storage", "AKIAONLYONEKEY02", vars + `provider "cp" {}
+resource "cp_tempo" "t" {
+  name           = "t"
+  cluster_handle = "{}"
+  object_storage = { name = "ext", provider = "aws_s3", attributes = { endpoint = "https://s3.example.test" }, access_key_wo = var.secret }
+}
+`, "object_storage.secret_key_wo", "access_key_wo is set but secret_key_wo is not"},
+	}
+	r := newTofuRun(t, "")
+	base := r.env
+	for _, tc := range cases {
+		t.Run(strings.ReplaceAll(tc.name, " ", "_"), func(t *testing.T) {
+			r.t = t
+			r.env = append(append([]string(nil), base...), "TF_VAR_secret="+tc.secret)
+			r.setConfig(tc.config)
+			out := r.mustTofu(1, "plan")
+			flat := strings.Join(strings.Fields(out), " ")
+			if !strings.Contains(flat, tc.at+": ") || !strings.Contains(flat, tc.says) {
+				t.Fatalf("got: %s want: an error at %s saying %q", out, tc.at, tc.says)
+			}
+			for name, s := range keyLines(t, tc.secret+"\n") {
+				if strings.Contains(out, s) {
+					t.Fatalf("got: the output holds the value (%s) want: never echoed\n%s", name, out)
+				}
+			}
+		})
+	}
+}

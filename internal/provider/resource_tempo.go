@@ -106,7 +106,7 @@ func (r *TempoResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			MarkdownDescription: "An existing S3 provider to bind (e.g. from `cp_capability`). Without it, `object_storage.s3` is resolved under the provider policy: " +
 				"created as a MinIO sub-operation where allowed, or stopped at an approval gate where the policy requires approval.",
 			Optional: true,
-			Attributes: storageCredentialAttrs(map[string]schema.Attribute{
+			Attributes: tempoStorageAttrs(map[string]schema.Attribute{
 				"name":       schema.StringAttribute{MarkdownDescription: "Provider name.", Required: true},
 				"provider":   schema.StringAttribute{MarkdownDescription: "Provider kind, e.g. `aws_s3`.", Required: true},
 				"capability": rOptStr("Capability key; defaults to `object_storage.s3`."),

@@ -280,3 +280,15 @@ func (t *tempoModel) clearWriteOnly() {
 }
 
 func (m *scenarioModel) clearWriteOnly() { clearWriteOnly(m.Candidates) }
+
+// tempoStorageAttrs are storageCredentialAttrs for cp_tempo's
+// object_storage, whose version note says what a rotation reaches.
+func tempoStorageAttrs(attrs map[string]schema.Attribute) map[string]schema.Attribute {
+	attrs = storageCredentialAttrs(attrs)
+	v := attrs["credentials_wo_version"].(schema.Int64Attribute)
+	v.MarkdownDescription += " For Tempo, `create-bucket-and-credentials` is skipped while its evidence (the bucket Job succeeded, " +
+		"the Secret `tempo-s3` exists) holds, so with a storage that issues no user of its own the Secret keeps the keys it was created with; " +
+		"delete `tempo-s3` in Tempo's namespace before bumping the version to have the new keys written."
+	attrs["credentials_wo_version"] = v
+	return attrs
+}

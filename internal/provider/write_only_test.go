@@ -6,6 +6,7 @@ import (
 	"encoding/pem"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -220,5 +221,46 @@ func TestCredentialsBound(t *testing.T) {
 		} else if diags.HasError() {
 			t.Fatalf("%s %s: got: %q want: accepted", tc.decision, tc.provider, errorsAt(diags))
 		}
+	}
+}
+
+// cp_tempo bound to an existing S3 plans only with the binding's keys:
+// they (with the endpoint) satisfy create-bucket-and-credentials' inputs,
+// and the engine receives the credentials lines as the secret's value.
+// Without them the plan stops at the missing input.
+func TestTempoBoundStorageCredentials(t *testing.T) {
+	data, diags := providerModel{}.settings("test")
+	if diags.HasError() {
+		t.Fatalf("provider settings: %q", errorsAt(diags))
+	}
+	handle := `{"kind":"kubernetes.cluster","name":"prod","environment":"dev","hosts":[{"name":"m1","address":"10.0.0.1","role":"master"}],` +
+		`"artifacts":[{"id":"kubeconfig.admin","ref":"m1:/etc/kubernetes/admin.conf"}]}`
+	plan := func(binding boundCandidateModel) (*intentOp, scenarioSpec, diag.Diagnostics) {
+		var diags diag.Diagnostics
+		tm := tempoModel{Name: types.StringValue("tracing"), ClusterHandle: types.StringValue(handle), ObjectStorage: &binding}
+		s := tm.scenario()
+		s.Environment = types.StringValue("dev")
+		spec := scenarioSpecOf(data, s, &diags)
+		op := spec.compose(data, "install", time.Now(), &diags)
+		checkCredentialsBound(op, s.Candidates, tm.bindingPath(), &diags)
+		return op, spec, diags
+	}
+	op, spec, diags := plan(s3Binding("AKIAGOOD01", "good-secret"))
+	if diags.HasError() || op == nil {
+		t.Fatalf("got: %q want: tempo planned against the bound S3", errorsAt(diags))
+	}
+	in := spec.Inputs.engineInput(op.ID, "ci", nil)
+	var creds string
+	for _, a := range in.Artifacts {
+		if a.ID == s3CredentialsArt {
+			creds = a.SecretValue
+		}
+	}
+	if creds != "AWS_ACCESS_KEY_ID=AKIAGOOD01\nAWS_SECRET_ACCESS_KEY=good-secret\n" {
+		t.Fatalf("got: credentials input %q want: the binding's keys", creds)
+	}
+	_, _, diags = plan(s3Binding("", ""))
+	if errs := strings.Join(errorsAt(diags), "\n"); !strings.Contains(errs, "object_storage.s3.") || !strings.Contains(errs, "absent") {
+		t.Fatalf("got: %q want: the plan refused for the missing endpoint or credentials", errs)
 	}
 }
