@@ -76,3 +76,25 @@ func BenchmarkPlanAndRender(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkUpgradeWithGate plans a rolling upgrade of n nodes, held by
+// its approval gate, and renders the compact view, which finds the gates
+// ahead of every instance along the worker chain.
+func BenchmarkUpgradeWithGate(b *testing.B) {
+	for _, n := range []int{1000, 5000} {
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			k := builtinPack(b, "kubernetes")
+			intent := builtinIntent(3, n-3, "upgrade")
+			intent.Parameters["kubernetes_version"] = "1.32.2"
+			in := Input{PlanID: "op-up", Intent: intent, Pack: k, Now: testNow, State: builtinClusterState()}
+			b.ReportAllocs()
+			for b.Loop() {
+				p, err := Build(in)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_ = RenderCompact(p, ViewState{})
+			}
+		})
+	}
+}

@@ -212,68 +212,183 @@ func cycleError(nodes []*node, indeg []int32) error {
 // nodes above the lowest level among v's needs (a node can only reach
 // nodes of lower level), and at that lowest level it looks up v's needs
 // by binary search instead of scanning wide fan-ins, which keeps the
-// per-host chains of a large cluster near-linear.
+// per-host chains of a large cluster near-linear. A search that grows past
+// a budget while v has few needs (a rolling chain, where each worker's
+// drain finds the control plane only at the chain's start) is answered
+// instead by reachability to each need, remembered per need across nodes.
 func reduce(nodes []*node, order []int32, level, rank []int32) {
-	n := len(nodes)
 	for _, nd := range nodes {
 		sortByLevel(nd.needs, level, rank)
 	}
-	visited := make([]uint32, n)
-	cand := make([]uint32, n)
-	redundant := make([]uint32, n)
-	var stack []int32
-	gen := uint32(0)
+	r := newReducer(nodes, level, rank)
 	for _, v := range order {
 		ns := nodes[v].needs
 		if len(ns) < 2 {
 			continue
 		}
-		gen++
-		minL := level[ns[len(ns)-1]]
-		lowest := ns[levelFloor(ns, level, minL):]
-		for _, u := range ns {
-			cand[u] = gen
-			visited[u] = gen
-		}
-		stack = append(stack[:0], ns...)
-		for len(stack) > 0 {
-			x := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			ps := nodes[x].needs
-			i := 0
-			for ; i < len(ps) && level[ps[i]] > minL; i++ {
-				p := ps[i]
-				if cand[p] == gen {
-					redundant[p] = gen
-				}
-				if visited[p] != gen {
-					visited[p] = gen
-					stack = append(stack, p)
-				}
-			}
-			seg := ps[i:levelFloor(ps, level, minL-1)]
-			if len(seg) <= len(lowest) {
-				for _, p := range seg {
-					if cand[p] == gen {
-						redundant[p] = gen
-					}
-				}
-				continue
-			}
-			for _, c := range lowest {
-				if _, ok := slices.BinarySearchFunc(seg, c, func(a, b int32) int { return int(rank[a] - rank[b]) }); ok {
-					redundant[c] = gen
-				}
-			}
+		r.gen++
+		done := r.search(ns, memoBudget(len(ns)))
+		if !done && !r.byMemo(ns) {
+			r.gen++
+			r.search(ns, -1)
 		}
 		kept := ns[:0]
 		for _, u := range ns {
-			if redundant[u] != gen {
+			if r.redundant[u] != r.gen {
 				kept = append(kept, u)
 			}
 		}
 		nodes[v].needs = kept
 	}
+}
+
+// reducer holds the scratch state of one reduce pass.
+type reducer struct {
+	nodes                    []*node
+	level, rank              []int32
+	visited, cand, redundant []uint32
+	gen                      uint32
+	stack                    []int32
+	// reach remembers, per target need, whether each node reaches it:
+	// 0 unknown, 1 yes, 2 no. Removing transitive edges keeps
+	// reachability, so answers stay true for the whole pass.
+	reach map[int32][]int8
+}
+
+const (
+	// memoMaxNeeds: only nodes with at most this many needs are answered
+	// by remembered reachability (one question per pair of needs).
+	memoMaxNeeds = 32
+	// memoMaxTargets bounds the remembered tables (one byte per node
+	// each).
+	memoMaxTargets = 256
+)
+
+// memoBudget is how many nodes a search may push before a node with few
+// needs switches to remembered reachability; -1 means no limit.
+func memoBudget(needs int) int {
+	if needs > memoMaxNeeds {
+		return -1
+	}
+	return 256 + 16*needs
+}
+
+func newReducer(nodes []*node, level, rank []int32) *reducer {
+	n := len(nodes)
+	return &reducer{nodes: nodes, level: level, rank: rank, visited: make([]uint32, n), cand: make([]uint32, n),
+		redundant: make([]uint32, n), reach: map[int32][]int8{}}
+}
+
+// search marks the needs of ns reachable from another need as redundant
+// (for r.gen). It gives up, returning false, once it has pushed more than
+// budget nodes; a negative budget never gives up.
+func (r *reducer) search(ns []int32, budget int) bool {
+	nodes, level, gen := r.nodes, r.level, r.gen
+	minL := level[ns[len(ns)-1]]
+	lowest := ns[levelFloor(ns, level, minL):]
+	for _, u := range ns {
+		r.cand[u] = gen
+		r.visited[u] = gen
+	}
+	r.stack = append(r.stack[:0], ns...)
+	pushed := 0
+	for len(r.stack) > 0 {
+		x := r.stack[len(r.stack)-1]
+		r.stack = r.stack[:len(r.stack)-1]
+		ps := nodes[x].needs
+		i := 0
+		for ; i < len(ps) && level[ps[i]] > minL; i++ {
+			p := ps[i]
+			if r.cand[p] == gen {
+				r.redundant[p] = gen
+			}
+			if r.visited[p] != gen {
+				r.visited[p] = gen
+				r.stack = append(r.stack, p)
+				pushed++
+			}
+		}
+		if budget >= 0 && pushed > budget {
+			return false
+		}
+		seg := ps[i:levelFloor(ps, level, minL-1)]
+		if len(seg) <= len(lowest) {
+			for _, p := range seg {
+				if r.cand[p] == gen {
+					r.redundant[p] = gen
+				}
+			}
+			continue
+		}
+		for _, c := range lowest {
+			if _, ok := slices.BinarySearchFunc(seg, c, func(a, b int32) int { return int(r.rank[a] - r.rank[b]) }); ok {
+				r.redundant[c] = gen
+			}
+		}
+	}
+	return true
+}
+
+// byMemo marks (for a fresh r.gen) each need of ns that another need
+// reaches, with remembered reachability; false when a table it would
+// need is over memoMaxTargets.
+func (r *reducer) byMemo(ns []int32) bool {
+	top := r.level[ns[0]] // ns is sorted by level descending
+	added := 0
+	for _, u := range ns {
+		if _, ok := r.reach[u]; !ok && r.level[u] < top {
+			added++
+		}
+	}
+	if len(r.reach)+added > memoMaxTargets {
+		return false
+	}
+	r.gen++
+	for _, u := range ns {
+		if r.level[u] == top {
+			continue // no other need is above it to reach it
+		}
+		memo := r.reach[u]
+		if memo == nil {
+			memo = make([]int8, len(r.nodes))
+			r.reach[u] = memo
+		}
+		for _, w := range ns {
+			if w != u && r.level[w] > r.level[u] && r.reaches(w, u, memo) {
+				r.redundant[u] = r.gen
+				break
+			}
+		}
+	}
+	return true
+}
+
+// reaches reports whether x reaches c through needs. Needs are sorted by
+// level descending, and only a node of higher level than c can reach it.
+func (r *reducer) reaches(x, c int32, memo []int8) bool {
+	if x == c {
+		return true
+	}
+	if r.level[x] <= r.level[c] {
+		return false
+	}
+	switch memo[x] {
+	case 1:
+		return true
+	case 2:
+		return false
+	}
+	for _, p := range r.nodes[x].needs {
+		if r.level[p] < r.level[c] {
+			break
+		}
+		if r.reaches(p, c, memo) {
+			memo[x] = 1
+			return true
+		}
+	}
+	memo[x] = 2
+	return false
 }
 
 // sortByLevel orders needs by level descending, then rank ascending; a

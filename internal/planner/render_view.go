@@ -30,21 +30,27 @@ func gatesAhead(p *protocol.Plan) map[string][]string {
 			return out[in.ID]
 		}
 		done[in.ID] = true
+		// A plan has few gates, so the sets are short: adding each gate
+		// once as it is met keeps a full-mesh fan-in linear in its needs.
 		var set []string
+		add := func(g string) {
+			if !slices.Contains(set, g) {
+				set = append(set, g)
+			}
+		}
 		for _, id := range in.Needs {
 			dep, ok := p.Instance(id)
 			if !ok {
 				continue
 			}
 			if dep.IsGate() {
-				set = append(set, dep.ID)
+				add(dep.ID)
 			}
-			set = append(set, visit(dep)...)
+			for _, g := range visit(dep) {
+				add(g)
+			}
 		}
-		if len(set) > 0 {
-			slices.Sort(set)
-			set = slices.Compact(set)
-		}
+		slices.Sort(set)
 		out[in.ID] = set
 		return set
 	}
