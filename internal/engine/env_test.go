@@ -59,13 +59,13 @@ func TestEnvRefusesValuesThatBreakTheEncoding(t *testing.T) {
 			h.Labels = map[string]string{"inj": "x,node-role.kubernetes.io/control-plane=yes"}
 		}, `label inj: value "x,node-role.kubernetes.io/control-plane=yes" is not a Kubernetes label value`},
 		"equals sign in a label value": {func(h *protocol.Host) { h.Labels = map[string]string{"a": "b=c"} }, `label a: value "b=c"`},
-		"comma in a label key":          {func(h *protocol.Host) { h.Labels = map[string]string{"a,b": "c"} }, `label key "a,b" is not a Kubernetes label key`},
-		"comma in a taint":              {func(h *protocol.Host) { h.Taints = []string{"a=b:NoSchedule,c=d:NoExecute"} }, `taint 0: "a=b:NoSchedule,c=d:NoExecute" is not a taint`},
-		"newline in a taint":            {func(h *protocol.Host) { h.Taints = []string{"a:NoSchedule\nb:NoExecute"} }, `taint 0: "a:NoSchedule\nb:NoExecute" holds a control character`},
-		"comma in a host name":          {func(h *protocol.Host) { h.Name = "w1,evil 10.0.0.9 master" }, `name "w1,evil 10.0.0.9 master" holds ','`},
-		"space in an address":           {func(h *protocol.Host) { h.Address = "10.0.0.2 master" }, `address "10.0.0.2 master" holds ' '`},
-		"newline in a role":             {func(h *protocol.Host) { h.Role = "worker\nx" }, `role "worker\nx" holds '\n'`},
-		"empty name":                    {func(h *protocol.Host) { h.Name = "" }, `host 1: name is empty`},
+		"comma in a label key":         {func(h *protocol.Host) { h.Labels = map[string]string{"a,b": "c"} }, `label key "a,b" is not a Kubernetes label key`},
+		"comma in a taint":             {func(h *protocol.Host) { h.Taints = []string{"a=b:NoSchedule,c=d:NoExecute"} }, `taint 0: "a=b:NoSchedule,c=d:NoExecute" is not a taint`},
+		"newline in a taint":           {func(h *protocol.Host) { h.Taints = []string{"a:NoSchedule\nb:NoExecute"} }, `taint 0: "a:NoSchedule\nb:NoExecute" holds a control character`},
+		"comma in a host name":         {func(h *protocol.Host) { h.Name = "w1,evil 10.0.0.9 master" }, `name "w1,evil 10.0.0.9 master" holds ','`},
+		"space in an address":          {func(h *protocol.Host) { h.Address = "10.0.0.2 master" }, `address "10.0.0.2 master" holds ' '`},
+		"newline in a role":            {func(h *protocol.Host) { h.Role = "worker\nx" }, `role "worker\nx" holds '\n'`},
+		"empty name":                   {func(h *protocol.Host) { h.Name = "" }, `host 1: name is empty`},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
