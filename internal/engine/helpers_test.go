@@ -97,6 +97,7 @@ func clusterPlan(workers ...string) *protocol.Plan {
 	}
 	initJ.Outputs.Provides.Capabilities = []protocol.Capability{{Key: "kubernetes.api", Attributes: map[string]string{"port": "6443"}}}
 	join := newJob("join", evidence("node_registered", "state joined", "yes"))
+	join.Controls.ManualIntervention.Allowed = true
 	join.Inputs.Requires.Artifacts = []protocol.ArtifactRef{{ID: "kubeadm.join_token"}}
 	verify := newJob("verify", evidence("nodes_ready", "state verified", "yes"))
 	add := func(in *protocol.JobInstance) { p.Instances = append(p.Instances, in) }

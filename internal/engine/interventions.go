@@ -12,7 +12,9 @@ import (
 // verifyInterventions verifies each recorded manual fix before scheduling
 // (seed 000 §5). A verified target counts as fixed: a marker is written and
 // its dependents may start. A target that still fails stays failed, with
-// what still fails, and is not run again by this run.
+// what still fails, and is not run again by this run. A target whose job
+// forbids manual intervention is not verified: the fix is refused and the
+// instance runs as planned.
 func (r *run) verifyInterventions(ctx context.Context) {
 	allOK := true
 	for _, iv := range r.in.Interventions {
@@ -33,6 +35,12 @@ func (r *run) verifyInterventions(ctx context.Context) {
 		}
 		for _, st := range targets {
 			ir.Instances = append(ir.Instances, st.in.ID)
+			if refused := forbidsIntervention(st); refused != "" {
+				// The fix is not taken: the instance runs as planned.
+				ir.Verified = false
+				ir.StillFailing = append(ir.StillFailing, refused)
+				continue
+			}
 			failing := r.verifyFix(ctx, st, iv)
 			if len(failing) > 0 {
 				ir.Verified = false
@@ -58,6 +66,15 @@ func (r *run) verifyInterventions(ctx context.Context) {
 	}
 	r.transition(protocol.StatusFailed, "a manual fix did not verify")
 	r.transition(protocol.StatusRunning, "running independent branches")
+}
+
+// forbidsIntervention says why a job's contract refuses a manual fix
+// (controls.manual_intervention.allowed: false), or "" when it allows one.
+func forbidsIntervention(st *instState) string {
+	if st.in.Job == nil || st.in.Job.Controls.ManualIntervention.Allowed {
+		return ""
+	}
+	return fmt.Sprintf("%s: refused: job %s declares manual_intervention.allowed: false, so a fix by hand is not accepted; it runs again instead", st.in.ID, st.in.JobID)
 }
 
 // verifyFix verifies one target and returns what still fails (nil when the

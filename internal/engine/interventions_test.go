@@ -69,3 +69,31 @@ func TestInterventionVerifiesManualFixAndContinues(t *testing.T) {
 		t.Errorf("join[w3] ran %d times, want 1", got)
 	}
 }
+
+// TestInterventionRefusedWhenTheJobForbidsIt: init declares
+// manual_intervention.allowed false; a claimed fix is refused, not
+// verified, and the job runs again.
+func TestInterventionRefusedWhenTheJobForbidsIt(t *testing.T) {
+	n := clusterNet("w1")
+	n.host("m1").set("break:init", "kubeadm init failed")
+	e, _ := newTestEngine(n, nil)
+	res := mustRun(t, e, clusterPlan("w1"), RunInput{OperationID: "op-6"})
+	wantStatus(t, res, "init[m1]", StatusFailed)
+	n.host("m1").set("break:init", "")
+	iv := protocol.Intervention{Type: "manually_fixed", Job: "init", Node: "m1", Actor: "alice"}
+	res2 := mustRun(t, e, clusterPlan("w1"), RunInput{Previous: &res.Operation, Interventions: []protocol.Intervention{iv}})
+	if len(res2.Interventions) != 1 || res2.Interventions[0].Verified ||
+		!strings.Contains(strings.Join(res2.Interventions[0].StillFailing, ";"), "init[m1]: refused: job init declares manual_intervention.allowed: false") {
+		t.Fatalf("intervention got: %+v", res2.Interventions)
+	}
+	in := wantStatus(t, res2, "init[m1]", StatusDone)
+	if in.FixedBy != "" {
+		t.Errorf("init counted as fixed by %s", in.FixedBy)
+	}
+	if got := n.host("m1").runCount("init[m1]"); got != 2 {
+		t.Errorf("init ran %d times want: 2 (refused fix, so it ran again)", got)
+	}
+	if res2.Operation.Status != protocol.StatusCompleted {
+		t.Errorf("got: %s want: Completed", res2.Operation.Status)
+	}
+}
