@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"testing"
+	"time"
 )
 
 // BenchmarkRender renders a planned create of n nodes in the views the
@@ -96,5 +97,37 @@ func BenchmarkUpgradeWithGate(b *testing.B) {
 				_ = RenderCompact(p, ViewState{})
 			}
 		})
+	}
+}
+
+// BenchmarkDay2 plans and renders the day-2 actions of a cluster of n
+// nodes that touch one worker (add_node, remove_node) or all of them
+// (delete).
+func BenchmarkDay2(b *testing.B) {
+	for _, action := range []string{"add_node", "remove_node", "delete"} {
+		for _, n := range []int{1000, 5000} {
+			b.Run(fmt.Sprintf("%s/nodes=%d", action, n), func(b *testing.B) {
+				k := builtinPack(b, "kubernetes")
+				intent := builtinIntent(3, n-3, action)
+				st := builtinClusterState()
+				switch action {
+				case "add_node":
+					intent.Targets = []string{fmt.Sprintf("worker-%d", n-3)}
+					st = builtinAddNodeState(testNow.Add(time.Hour))
+				case "remove_node":
+					intent.Targets = []string{"worker-2"}
+				}
+				in := Input{PlanID: "op-day2", Intent: intent, Pack: k, Now: testNow, State: st}
+				b.ReportAllocs()
+				for b.Loop() {
+					p, err := Build(in)
+					if err != nil {
+						b.Fatal(err)
+					}
+					_ = RenderCompact(p, ViewState{})
+					_ = Instances(p, ViewState{})
+				}
+			})
+		}
 	}
 }
