@@ -183,3 +183,12 @@ func TestWaitingGates(t *testing.T) {
 		t.Fatalf("unknown option: got %+v", got)
 	}
 }
+
+func TestViewsAgree(t *testing.T) {
+	p := tempoGatePlan(t)
+	st := ViewState{Satisfied: map[string]bool{"create-bucket": true}}
+	v := Views(p, st)
+	if v.Compact != RenderCompact(p, st) || v.Digest != Digest(p) || len(v.Waiting) != 1 || v.Instances["create-bucket"].Status != StatusSatisfied {
+		t.Fatalf("Views differ from the single views: %+v", v)
+	}
+}

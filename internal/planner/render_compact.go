@@ -20,13 +20,33 @@ import (
 // grows with the number of jobs, not of hosts, except where a job's hosts
 // do not form ranges.
 func RenderCompact(p *protocol.Plan, st ViewState) string {
+	return renderCompact(p, st, Digest(p))
+}
+
+// PlanViews are the views of one plan that a caller stores: the compact
+// text, the per-instance DAG keyed by id, its digest (full form) and the
+// gates still waiting.
+type PlanViews struct {
+	Compact   string
+	Instances InstanceViews
+	Digest    string
+	Waiting   []WaitingGate
+}
+
+// Views renders every view of PlanViews, hashing the DAG once.
+func Views(p *protocol.Plan, st ViewState) PlanViews {
+	d := Digest(p)
+	return PlanViews{Compact: renderCompact(p, st, d), Instances: Instances(p, st), Digest: d, Waiting: WaitingGates(p, st)}
+}
+
+func renderCompact(p *protocol.Plan, st ViewState, digest string) string {
 	var sb strings.Builder
 	title := p.Title
 	if title == "" {
 		title = p.Template
 	}
 	fmt.Fprintf(&sb, "%s (%s)\n", title, p.Display())
-	writeCompactHeader(&sb, p, st)
+	writeCompactHeader(&sb, p, st, digest)
 	writeCompactChanges(&sb, p)
 	writeCompactGates(&sb, p, st)
 	ahead := gatesAhead(p)
@@ -36,7 +56,7 @@ func RenderCompact(p *protocol.Plan, st ViewState) string {
 	return sb.String()
 }
 
-func writeCompactHeader(sb *strings.Builder, p *protocol.Plan, st ViewState) {
+func writeCompactHeader(sb *strings.Builder, p *protocol.Plan, st ViewState, digest string) {
 	var hosts []string
 	for _, h := range p.Intent.Hosts {
 		hosts = append(hosts, h.Name)
@@ -59,7 +79,7 @@ func writeCompactHeader(sb *strings.Builder, p *protocol.Plan, st ViewState) {
 	fmt.Fprintf(sb, "  %d %s, %d job %s (%d will run, %d satisfied), %d %s\n",
 		len(p.Stages), plural(len(p.Stages), "stage", "stages"), jobs, plural(jobs, "instance", "instances"),
 		jobs-satisfied, satisfied, gates, plural(gates, "gate", "gates"))
-	fmt.Fprintf(sb, "  per-instance DAG: %s (keyed by instance id in planned_instances and cp_plan)\n", ShortDigest(Digest(p)))
+	fmt.Fprintf(sb, "  per-instance DAG: %s (keyed by instance id in planned_instances and cp_plan)\n", ShortDigest(digest))
 }
 
 func writeCompactChanges(sb *strings.Builder, p *protocol.Plan) {
