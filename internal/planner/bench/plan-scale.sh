@@ -7,8 +7,9 @@
 #
 # Each count runs the planner's test binary once with CP_PLAN_SCALE_NODES
 # set (TestPlanScaleProbe). The probe prints its own step times and peak
-# RSS (VmHWM); GNU time, where installed, adds the process's wall time and
-# maximum resident set size.
+# RSS (VmHWM); GNU time, where installed, adds the process's wall time, CPU
+# time (which a loaded machine inflates less than wall time) and maximum
+# resident set size.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -43,6 +44,8 @@ for n in "${counts[@]}"; do
 		(cd "$pkg" && CP_PLAN_SCALE_NODES="$n" "$gnu_time" -v -o "$tv" "$bin" -test.run '^TestPlanScaleProbe$' -test.count=1) >"$out"
 		wall=$(sed -n 's/^[[:space:]]*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$tv")
 		rss=$(sed -n 's/^[[:space:]]*Maximum resident set size (kbytes): //p' "$tv")
+		user=$(sed -n 's/^[[:space:]]*User time (seconds): //p' "$tv")
+		sys=$(sed -n 's/^[[:space:]]*System time (seconds): //p' "$tv")
 	else
 		(cd "$pkg" && CP_PLAN_SCALE_NODES="$n" "$bin" -test.run '^TestPlanScaleProbe$' -test.count=1) >"$out"
 		wall="?"
@@ -55,7 +58,7 @@ for n in "${counts[@]}"; do
 		exit 1
 	fi
 	if [ -n "$rss" ]; then
-		echo "$line process_wall=$wall process_max_rss_mb=$((rss / 1024))"
+		echo "$line process_wall=$wall process_cpu_user_s=$user process_cpu_sys_s=$sys process_max_rss_mb=$((rss / 1024))"
 	else
 		echo "$line"
 	fi
