@@ -55,7 +55,7 @@ func (s *sim) kubeClient(p flags, write bool, fn func(*sim, *State, flags) int) 
 }
 
 func (s *sim) namespace(p flags) string {
-	return firstNonEmpty(p.get("n"), p.get("namespace"), "default")
+	return firstNonEmpty(p.get("n"), "default")
 }
 
 // resourceKind normalises the name of a kind kubectl models apart.

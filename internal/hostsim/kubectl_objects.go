@@ -230,7 +230,7 @@ func (s *sim) applyDoc(st *State, p flags, source string, doc map[string]any) (s
 	kind, _ := doc["kind"].(string)
 	meta, _ := doc["metadata"].(map[string]any)
 	metaNS, _ := meta["namespace"].(string)
-	flagNS := firstNonEmpty(p.get("n"), p.get("namespace"))
+	flagNS := p.get("n")
 	if metaNS != "" && flagNS != "" && metaNS != flagNS {
 		return "", s.fail(1, "error: the namespace from the provided object %q does not match the namespace %q. You must pass '--namespace=%s' to perform this operation.", metaNS, flagNS, metaNS)
 	}

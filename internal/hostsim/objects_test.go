@@ -170,3 +170,44 @@ func TestCtr(t *testing.T) {
 	e.must("w", "systemctl", "disable", "--now", "containerd")
 	e.fails("w", "failed to dial", "ctr", "version")
 }
+
+// ConfigMaps from files, an explicit --kubeconfig, and drain's refusal of
+// pods with emptyDir volumes unless --delete-emptydir-data.
+func TestKubectlConfigMapsAndDrain(t *testing.T) {
+	e := newEnv(t)
+	join := initCluster(t, e, true)
+	e.prepareNode("worker-1")
+	e.must("worker-1", join...)
+	kc := []string{"kubectl", "--kubeconfig", "/etc/kubernetes/admin.conf"}
+	kubectl := func(args ...string) []string { return append(append([]string(nil), kc...), args...) }
+	e.fails("master-1", "stat /nope: no such file or directory", "kubectl", "--kubeconfig", "/nope", "get", "nodes", "-o", "name")
+	e.write("master-1", "/tmp/verify.sh", "echo ok\n")
+	dry := e.must("master-1", kubectl("create", "configmap", "verify", "--from-file=verify.sh=/tmp/verify.sh", "--dry-run=client", "-o", "yaml")...)
+	contains(t, dry, "kind: ConfigMap", "verify.sh: |", "echo ok")
+	e.fails("master-1", `configmaps "verify" not found`, kubectl("get", "configmap", "verify", "-o", "name")...)
+	contains(t, e.must("master-1", kubectl("create", "configmap", "verify", "--from-file=/tmp/verify.sh")...), "configmap/verify created")
+	if r := e.must("master-1", kubectl("get", "configmap", "verify", "-o", `jsonpath={.data.verify\.sh}`)...); r.out != "echo ok\n" {
+		t.Fatalf("configmap data: %q", r.out)
+	}
+	e.fails("master-1", "error reading /tmp/missing", kubectl("create", "configmap", "x", "--from-file=/tmp/missing")...)
+
+	e.write("master-1", "/tmp/cache.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: cache\nspec:\n  replicas: 1\n  template:\n    spec:\n      containers: [{name: c, image: redis}]\n      volumes: [{name: tmp, emptyDir: {}}]\n")
+	e.must("master-1", kubectl("apply", "-f", "/tmp/cache.yaml")...)
+	e.fails("master-1", "cannot delete Pods with local storage (use --delete-emptydir-data to override): default/cache", kubectl("drain", "worker-1", "--ignore-daemonsets")...)
+	contains(t, e.must("master-1", kubectl("drain", "worker-1", "--ignore-daemonsets", "--delete-emptydir-data")...), "node/worker-1 drained")
+}
+
+func TestKubeadmImagesAndTokenList(t *testing.T) {
+	e := newEnv(t)
+	e.must("master-1", "apt-get", "install", "-y", "kubeadm")
+	contains(t, e.must("master-1", "kubeadm", "config", "images", "list"), "registry.k8s.io/kube-apiserver:v1.31.2", "registry.k8s.io/pause:3.10")
+	r := e.must("master-1", "kubeadm", "config", "images", "list", "--kubernetes-version", "1.32.2")
+	if !strings.Contains(r.out, "registry.k8s.io/kube-proxy:v1.32.2\n") || strings.Contains(r.out, "v1.31.2") {
+		t.Fatalf("images of v1.32.2:\n%s", r.out)
+	}
+	e.fails("master-1", "open /etc/kubernetes/admin.conf: no such file or directory", "kubeadm", "token", "list")
+	initCluster(t, e, false)
+	tok := strings.Fields(e.must("master-1", "kubeadm", "token", "create").out)[0]
+	contains(t, e.must("master-1", "kubeadm", "token", "list", "--kubeconfig", "/etc/kubernetes/admin.conf"), tok, "authentication,signing")
+	e.fails("master-1", "open /root/other.conf: no such file or directory", "kubeadm", "token", "list", "--kubeconfig", "/root/other.conf")
+}

@@ -39,7 +39,7 @@ type tool struct {
 
 // scope is the table of every emulated tool.
 func scope() map[string]tool {
-	kube := []string{"kubeconfig=", "n=", "namespace="}
+	kube := []string{"kubeconfig=", "n="}
 	return map[string]tool{
 		"apt-get": {cmds: []command{
 			{path: "install", flags: []string{"y", "allow-change-held-packages"}, run: (*sim).aptInstall},

@@ -44,6 +44,7 @@ func (e *env) runAs(host string, uid string, stdin string, args ...string) resul
 	for k, v := range e.vars {
 		vars[k] = v
 	}
+	recordExercised(args)
 	var out, errb bytes.Buffer
 	code := Main(args, strings.NewReader(stdin), &out, &errb, func(k string) string { return vars[k] })
 	return result{out.String(), errb.String(), code}
