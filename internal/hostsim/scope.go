@@ -214,6 +214,12 @@ func resolve(name string, args []string) (command, flags, error) {
 		}
 	}
 	if !found {
+		// An unknown flag may have taken the command's place (--namespace x).
+		for _, n := range p.order {
+			if _, known := specs[n]; !known {
+				return command{}, flags{}, &notEmulated{[]string{name, flagWord(n)}}
+			}
+		}
 		what := "(no command)"
 		if len(p.pos) > 0 {
 			what = strings.ReplaceAll(p.pos[0], opaqueValue, "$…")
