@@ -263,3 +263,16 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(code)
 }
+
+// README.md describes every emulated tool.
+func TestReadmeDescribesEveryTool(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range ToolNames() {
+		if !strings.Contains(string(b), "**"+name+"**") {
+			t.Errorf("README.md has no **%s** section", name)
+		}
+	}
+}
