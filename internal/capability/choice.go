@@ -87,7 +87,14 @@ func (r *resolution) choice(d Decision) (Decision, error) {
 		}
 	}
 	if len(refused) > 0 {
+		// Said in the plan: the gate waits, and why the decision given
+		// does not pass it.
 		d.Refused = strings.Join(refused, "; ")
+		gate := *g
+		gate.Reason += "; decision refused: " + d.Refused
+		d.Gate = &gate
+		d.Reason = gate.Reason
+		d.Binding.Reason = gate.Reason
 	}
 	return d, nil
 }

@@ -184,6 +184,9 @@ func TestResolveChoicesAndGateTypes(t *testing.T) {
 			if !strings.Contains(d.Refused, w.refused) || (w.refused == "" && d.Refused != "") {
 				t.Errorf("refused got: %q want: %q", d.Refused, w.refused)
 			}
+			if w.refused != "" && (!strings.Contains(d.Gate.Reason, "; decision refused: "+d.Refused) || d.Binding.Reason != d.Gate.Reason) {
+				t.Errorf("gate reason got: %q want it to say the refusal", d.Gate.Reason)
+			}
 		})
 	}
 }
