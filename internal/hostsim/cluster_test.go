@@ -1,6 +1,7 @@
 package hostsim
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -57,6 +58,26 @@ func TestKubeadmInitJoinAndKubectl(t *testing.T) {
 	r = e.must("master-1", "kubectl", "wait", "--for=condition=Ready", "node/worker-1", "--timeout=5s")
 	contains(t, r, "node/worker-1 condition met")
 	contains(t, e.must("master-1", "kubectl", "get", "nodes", "-o", "wide"), "INTERNAL-IP", "10.0.0.11")
+	// -o json: a List, with labels and taints, as the provider's health read parses it.
+	var list struct {
+		Items []struct {
+			Metadata struct {
+				Name   string            `json:"name"`
+				Labels map[string]string `json:"labels"`
+			} `json:"metadata"`
+			Spec struct {
+				Taints []map[string]string `json:"taints"`
+			} `json:"spec"`
+		} `json:"items"`
+	}
+	r = e.must("master-1", "kubectl", "get", "nodes", "-o", "json")
+	if err := json.Unmarshal([]byte(r.out), &list); err != nil || len(list.Items) != 2 || list.Items[0].Metadata.Name != "master-1" ||
+		list.Items[0].Metadata.Labels["node-role.kubernetes.io/control-plane"] != "" || len(list.Items[0].Spec.Taints) == 0 {
+		t.Fatalf("get nodes -o json: %v\n%s", err, r.out)
+	}
+	if r := e.must("master-1", "kubectl", "get", "node", "worker-1", "-o", "json"); !strings.HasPrefix(r.out, "{\n    \"apiVersion\": \"v1\",\n    \"kind\": \"Node\"") {
+		t.Fatalf("get node worker-1 -o json is not the Node: %s", r.out)
+	}
 	if r := e.must("master-1", "kubectl", "get", "nodes", "-o", "name"); r.out != "node/master-1\nnode/worker-1\n" {
 		t.Fatalf("-o name: %q", r.out)
 	}

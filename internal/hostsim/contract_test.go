@@ -20,9 +20,11 @@ import (
 // table is used by them (or by a test of another package, listed in
 // otherUses) and exercised by this package's tests.
 
-// otherUses are the invocations other packages' tests make on test hosts
-// directly (not through a pack), as the file writes them.
+// otherUses are the invocations other packages make on test hosts
+// directly, not through a pack: the provider's health read of the nodes,
+// and tests that check or change a host, as the file writes them.
 var otherUses = []struct{ file, command string }{
+	{"internal/operation/nodes.go", "kubectl --kubeconfig /etc/kubernetes/admin.conf get nodes -o json"},
 	{"internal/testhosts/simulator_test.go", "apt-get install -y containerd kubeadm kubelet kubectl"},
 	{"internal/testhosts/simulator_test.go", "sysctl -w net.ipv4.ip_forward=1"},
 	{"internal/testhosts/simulator_test.go", "systemctl is-active containerd"},
@@ -124,7 +126,7 @@ func TestContractReportsWhatIsNotEmulated(t *testing.T) {
 		{"kc=(--kubeconfig /etc/kubernetes/admin.conf)\nnodes=$(kubectl \"${kc[@]}\" get nodes \\\n  --show-labels -o name | wc -l)\n", "not emulated: kubectl get --show-labels"},
 		{"if ! helm rollback \"$release\" 1 --namespace \"$ns\"; then exit 1; fi\n", "not emulated: helm rollback"},
 		{"systemctl is-active --wait containerd", "not emulated: systemctl is-active --wait"},
-		{"[ \"$CP_HOST_ROLE\" != master ] || kubectl get node \"$CP_HOST\" -o json", "not emulated: kubectl get -o=json"},
+		{"[ \"$CP_HOST_ROLE\" != master ] || kubectl get node \"$CP_HOST\" -o yaml", "not emulated: kubectl get -o=yaml"},
 		{"sudo apt-get install -y --no-install-recommends kubeadm", "not emulated: apt-get install --no-install-recommends"},
 		{"cat <<EOF | kubectl apply -f -\nkubectl: rollout\nEOF\nkubeadm token generate\n", "not emulated: kubeadm token"},
 	}

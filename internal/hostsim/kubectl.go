@@ -332,25 +332,29 @@ func labelsMatch(labels map[string]string, sel string) bool {
 }
 
 // printObjects prints what kubectl get found: -o name (ref/NAME lines),
-// -o jsonpath=TEMPLATE, or a table (rows; nil rows for kinds without one).
+// -o json, -o jsonpath=TEMPLATE, or a table (rows; nil rows for kinds
+// without one). One object asked for by name is itself, else a List.
 func (s *sim) printObjects(p flags, ref string, header []string, rows [][]string, items []map[string]any, single bool) int {
 	out := p.get("o")
+	var data any
+	if single && len(items) == 1 {
+		data = items[0]
+	} else {
+		list := make([]any, len(items))
+		for i, it := range items {
+			list[i] = it
+		}
+		data = map[string]any{"apiVersion": "v1", "kind": "List", "items": list, "metadata": map[string]any{"resourceVersion": ""}}
+	}
 	switch {
 	case out == "name":
 		for _, it := range items {
 			s.printf("%s/%s\n", ref, str(it, "metadata", "name"))
 		}
+	case out == "json":
+		b, _ := json.MarshalIndent(data, "", "    ")
+		s.printf("%s\n", b)
 	case strings.HasPrefix(out, "jsonpath="):
-		var data any
-		if single && len(items) == 1 {
-			data = items[0]
-		} else {
-			list := make([]any, len(items))
-			for i, it := range items {
-				list[i] = it
-			}
-			data = map[string]any{"apiVersion": "v1", "kind": "List", "items": list, "metadata": map[string]any{"resourceVersion": ""}}
-		}
 		res, err := jsonpath(strings.TrimPrefix(out, "jsonpath="), toJSONValue(data))
 		if err != nil {
 			return s.fail(1, "error: %v", err)

@@ -14,7 +14,7 @@ func TestNotEmulatedExitsTwo(t *testing.T) {
 	}{
 		{[]string{"kubectl", "rollout", "status", "deployment/x"}, "not emulated: kubectl rollout"},
 		{[]string{"kubectl", "get", "nodes", "--show-labels"}, "not emulated: kubectl get --show-labels"},
-		{[]string{"kubectl", "get", "nodes", "-o", "json"}, "not emulated: kubectl get -o=json"},
+		{[]string{"kubectl", "get", "nodes", "-o", "yaml"}, "not emulated: kubectl get -o=yaml"},
 		{[]string{"kubectl", "--namespace", "x", "get", "nodes"}, "not emulated: kubectl --namespace"},
 		{[]string{"kubectl", "wait", "--for=delete", "node/x"}, "not emulated: kubectl wait --for=delete"},
 		{[]string{"kubectl"}, "not emulated: kubectl (no command)"},
