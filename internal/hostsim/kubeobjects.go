@@ -34,39 +34,27 @@ type Object struct {
 // resType is a resource type kubectl knows.
 type resType struct {
 	Plural, Singular, Kind, Group, Version string
-	Short                                  []string
 	Namespaced                             bool
 }
 
+// resTypes are the kinds the builtin packs create, read or delete
+// (their own manifests, Helm releases, kubeadm's and the CNIs' objects);
+// other kinds get kubectl's default plural and are namespaced.
 var resTypes = []resType{
-	{"deployments", "deployment", "Deployment", "apps", "v1", []string{"deploy"}, true},
-	{"statefulsets", "statefulset", "StatefulSet", "apps", "v1", []string{"sts"}, true},
-	{"daemonsets", "daemonset", "DaemonSet", "apps", "v1", []string{"ds"}, true},
-	{"replicasets", "replicaset", "ReplicaSet", "apps", "v1", []string{"rs"}, true},
-	{"jobs", "job", "Job", "batch", "v1", nil, true},
-	{"cronjobs", "cronjob", "CronJob", "batch", "v1", []string{"cj"}, true},
-	{"secrets", "secret", "Secret", "", "v1", nil, true},
-	{"configmaps", "configmap", "ConfigMap", "", "v1", []string{"cm"}, true},
-	{"services", "service", "Service", "", "v1", []string{"svc"}, true},
-	{"serviceaccounts", "serviceaccount", "ServiceAccount", "", "v1", []string{"sa"}, true},
-	{"persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", "", "v1", []string{"pvc"}, true},
-	{"persistentvolumes", "persistentvolume", "PersistentVolume", "", "v1", []string{"pv"}, false},
-	{"storageclasses", "storageclass", "StorageClass", "storage.k8s.io", "v1", []string{"sc"}, false},
-	{"ingresses", "ingress", "Ingress", "networking.k8s.io", "v1", []string{"ing"}, true},
-	{"roles", "role", "Role", "rbac.authorization.k8s.io", "v1", nil, true},
-	{"rolebindings", "rolebinding", "RoleBinding", "rbac.authorization.k8s.io", "v1", nil, true},
-	{"clusterroles", "clusterrole", "ClusterRole", "rbac.authorization.k8s.io", "v1", nil, false},
-	{"clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding", "rbac.authorization.k8s.io", "v1", nil, false},
-	{"customresourcedefinitions", "customresourcedefinition", "CustomResourceDefinition", "apiextensions.k8s.io", "v1", []string{"crd", "crds"}, false},
-	{"priorityclasses", "priorityclass", "PriorityClass", "scheduling.k8s.io", "v1", []string{"pc"}, false},
-	{"poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget", "policy", "v1", []string{"pdb"}, true},
+	{"configmaps", "configmap", "ConfigMap", "", "v1", true},
+	{"cronjobs", "cronjob", "CronJob", "batch", "v1", true},
+	{"daemonsets", "daemonset", "DaemonSet", "apps", "v1", true},
+	{"deployments", "deployment", "Deployment", "apps", "v1", true},
+	{"jobs", "job", "Job", "batch", "v1", true},
+	{"secrets", "secret", "Secret", "", "v1", true},
+	{"serviceaccounts", "serviceaccount", "ServiceAccount", "", "v1", true},
+	{"services", "service", "Service", "", "v1", true},
+	{"statefulsets", "statefulset", "StatefulSet", "apps", "v1", true},
+	{"storageclasses", "storageclass", "StorageClass", "storage.k8s.io", "v1", false},
 }
 
-// clusterScopedKinds are kinds of unknown groups that are not namespaced.
-var clusterScopedKinds = map[string]bool{"ValidatingWebhookConfiguration": true, "MutatingWebhookConfiguration": true, "APIService": true, "IPPool": true, "FelixConfiguration": true}
-
-// lookupRes finds a resource type by any name kubectl accepts: plural,
-// singular, short name, optionally qualified by group (deployments.apps).
+// lookupRes finds a resource type by the names kubectl accepts: plural,
+// singular or kind, optionally qualified by group (deployments.apps).
 func lookupRes(name string) (resType, bool) {
 	name = strings.ToLower(name)
 	base, group, _ := strings.Cut(name, ".")
@@ -74,13 +62,8 @@ func lookupRes(name string) (resType, bool) {
 		if group != "" && group != r.Group {
 			continue
 		}
-		if base == r.Plural || base == r.Singular || base == strings.ToLower(r.Kind) {
+		if base == r.Plural || base == r.Singular {
 			return r, true
-		}
-		for _, s := range r.Short {
-			if base == s {
-				return r, true
-			}
 		}
 	}
 	return resType{}, false
@@ -105,7 +88,7 @@ func resForKind(apiVersion, kind string) resType {
 	} else if strings.HasSuffix(singular, "y") {
 		plural = strings.TrimSuffix(singular, "y") + "ies"
 	}
-	return resType{Plural: plural, Singular: singular, Kind: kind, Group: group, Version: version, Namespaced: !clusterScopedKinds[kind]}
+	return resType{Plural: plural, Singular: singular, Kind: kind, Group: group, Version: version, Namespaced: true}
 }
 
 // qualified is the name kubectl uses in errors: deployments.apps, secrets.
@@ -279,8 +262,6 @@ func podTemplate(o *Object) map[string]any {
 	switch o.Kind {
 	case "CronJob":
 		return mapAt(body, "spec", "jobTemplate", "spec", "template", "spec")
-	case "Pod":
-		return mapAt(body, "spec")
 	}
 	return mapAt(body, "spec", "template", "spec")
 }
@@ -373,7 +354,7 @@ func (s *sim) objectStatus(st *State, o *Object) map[string]any {
 		return map[string]any{"type": typ, "status": status, "reason": reason, "message": msg, "lastTransitionTime": since, "lastUpdateTime": since}
 	}
 	switch o.Kind {
-	case "Deployment", "StatefulSet", "ReplicaSet":
+	case "Deployment", "StatefulSet":
 		replicas := num(spec["replicas"], 1)
 		st2 := map[string]any{"observedGeneration": o.Generation, "replicas": replicas, "updatedReplicas": replicas}
 		blocked := s.podBlocker(st, o)
@@ -416,8 +397,6 @@ func (s *sim) objectStatus(st *State, o *Object) map[string]any {
 				cond("Complete", "True", "CompletionsReached", "Reached expected number of succeeded pods")}}
 	case "CronJob":
 		return map[string]any{}
-	case "PersistentVolumeClaim":
-		return map[string]any{"phase": "Bound"}
 	}
 	return nil
 }
@@ -425,7 +404,7 @@ func (s *sim) objectStatus(st *State, o *Object) map[string]any {
 // objectReady reports whether a workload finished rolling out.
 func (s *sim) objectReady(st *State, o *Object) bool {
 	switch o.Kind {
-	case "Deployment", "StatefulSet", "ReplicaSet", "DaemonSet", "Job":
+	case "Deployment", "StatefulSet", "DaemonSet", "Job":
 		return s.podBlocker(st, o) == ""
 	}
 	return true
