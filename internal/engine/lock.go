@@ -414,10 +414,21 @@ func (lk *hostLocks) take(ctx context.Context, host string, deadline time.Time) 
 	r := lk.r
 	begin := time.Now()
 	var lastWho string
+	// last is the holder seen by the previous try: when the wait ends
+	// during a try (a slow host, a loaded machine), the error still names
+	// who holds the lock rather than the cut-off command.
+	var last *LockedError
+	ended := func() error {
+		last.Waited, last.Cause = time.Since(begin), context.Cause(ctx)
+		return last
+	}
 	for {
 		conn, err := r.conns.get(ctx, host, r.cfg.StepTimeout)
 		if err != nil {
 			if ctx.Err() != nil {
+				if last != nil {
+					return ended()
+				}
 				return fmt.Errorf("lock host %s: %w", host, err)
 			}
 			lk.guard.refuse(host, err)
@@ -426,6 +437,9 @@ func (lk *hostLocks) take(ctx context.Context, host string, deadline time.Time) 
 		}
 		rep, err := lk.command(ctx, conn, lockTakeCmd, nil)
 		if err != nil {
+			if ctx.Err() != nil && last != nil {
+				return ended()
+			}
 			if ctx.Err() == nil && transport.Retryable(err) {
 				r.conns.drop(host, conn)
 				lk.guard.refuse(host, err)
@@ -451,6 +465,7 @@ func (lk *hostLocks) take(ctx context.Context, host string, deadline time.Time) 
 			return fmt.Errorf("lock host %s: unexpected state %q", host, clip(rep.state))
 		}
 		lerr := &LockedError{Resource: lk.cfg.Resource, Host: host, Path: path.Join(lk.dir, "held"), Holder: rep.holder, Known: rep.known, HostNow: rep.now, Waited: time.Since(begin)}
+		last = lerr
 		if !time.Now().Before(deadline) {
 			return lerr
 		}
