@@ -336,8 +336,8 @@ func TestHandleEncodeDecode(t *testing.T) {
 		t.Errorf("listed capabilities got: %+v want: those", caps)
 	}
 	for in, want := range map[string]string{
-		"not json":                                 "not a handle",
-		`{"kind":"tempo","name":"t"}`:              `not a kubernetes.cluster handle: kind "tempo"`,
+		"not json":                                 "not a cluster handle",
+		`{"kind":"tempo","name":"t"}`:              `not a cluster handle: kind "tempo"`,
 		`{"kind":"kubernetes.cluster"}`:            `name ""`,
 		`{"kind":"kubernetes.cluster","name":"p"}`: "lists no hosts",
 	} {

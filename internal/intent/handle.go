@@ -79,10 +79,10 @@ func (h Handle) Encode() string {
 func DecodeHandle(s, kind string) (Handle, error) {
 	var h Handle
 	if err := json.Unmarshal([]byte(s), &h); err != nil {
-		return h, fmt.Errorf("not a handle (pass the handle attribute of a cp resource): %w", err)
+		return h, fmt.Errorf("not a %s handle (pass the handle attribute of a cp resource): %w", kindLabel(kind), err)
 	}
 	if h.Name == "" || (kind != "" && h.Kind != kind) {
-		return h, fmt.Errorf("not a %s handle: kind %q, name %q", orAny(kind), h.Kind, h.Name)
+		return h, fmt.Errorf("not a %s handle: kind %q, name %q", kindLabel(kind), h.Kind, h.Name)
 	}
 	return h, nil
 }
@@ -92,7 +92,7 @@ func DecodeHandle(s, kind string) (Handle, error) {
 func DecodeClusterHandle(s string) (Handle, error) {
 	h, err := DecodeHandle(s, ClusterKind)
 	if err == nil && len(h.Hosts) == 0 {
-		err = fmt.Errorf("not a %s handle: %s lists no hosts", ClusterKind, h.Name)
+		err = fmt.Errorf("not a %s handle: %s lists no hosts", kindLabel(ClusterKind), h.Name)
 	}
 	if err != nil {
 		return h, fmt.Errorf("%w; pass cp_kubernetes_cluster.<name>.handle", err)
@@ -100,9 +100,13 @@ func DecodeClusterHandle(s string) (Handle, error) {
 	return h, nil
 }
 
-func orAny(kind string) string {
-	if kind == "" {
+// kindLabel names a handle kind in errors.
+func kindLabel(kind string) string {
+	switch kind {
+	case "":
 		return "cp"
+	case ClusterKind:
+		return "cluster"
 	}
 	return kind
 }

@@ -103,6 +103,16 @@ func (r *KubernetesClusterResource) writeRecord(ctx context.Context, m *clusterM
 // The read that follows restores the intent from the record cp keeps on
 // the masters, or discovers the nodes through the API server.
 func (r *KubernetesClusterResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	req.ID = importRequestID(ctx, req, func(ctx context.Context, req resource.ImportStateRequest) (string, bool) {
+		var im clusterIdentityModel
+		if resp.Diagnostics.Append(req.Identity.Get(ctx, &im)...); resp.Diagnostics.HasError() {
+			return "", false
+		}
+		return importIDOf(im.Name.ValueString(), im.Address, im.Port), true
+	})
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	if r.data == nil {
 		resp.Diagnostics.AddError("Provider not configured", "the cp provider must be configured to import.")
 		return
@@ -132,6 +142,7 @@ func (r *KubernetesClusterResource) ImportState(ctx context.Context, req resourc
 	}
 	state := modelFromRecord(rec, r.data.Environment)
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	setIdentity(ctx, clusterHooks{r: r}, state, resp.Identity, &resp.Diagnostics)
 }
 
 func (r *KubernetesClusterResource) importRecord(ctx context.Context, m *clusterModel, name string) (clusterRecord, error) {
@@ -140,9 +151,17 @@ func (r *KubernetesClusterResource) importRecord(ctx context.Context, m *cluster
 	if local.HasError() || len(access) == 0 {
 		return clusterRecord{}, fmt.Errorf("no host to connect to")
 	}
-	recs, err := operation.ReadRecords(ctx, access[0])
+	all, err := operation.ReadRecords(ctx, access[0])
 	if err != nil {
 		return clusterRecord{}, err
+	}
+	// Records of other resources (node., tempo., scenario.) are not a
+	// cluster's: a cluster record is named after the cluster, a DNS label.
+	recs := map[string][]byte{}
+	for n, b := range all {
+		if !strings.Contains(n, ".") {
+			recs[n] = b
+		}
 	}
 	if name == "" && len(recs) == 1 {
 		for n := range recs {
@@ -220,7 +239,7 @@ func modelFromRecord(rec clusterRecord, env string) *clusterModel {
 	m.Masters, m.Workers = conv(rec.Masters), conv(rec.Workers)
 	m.Artifacts = artifactsList(rec.Artifacts)
 	m.APIEndpoint = types.StringValue(apiEndpoint(m))
-	m.Handle = types.StringValue(clusterHandle(m, rec.Artifacts))
+	m.Handle = types.StringValue(clusterHandle(m, rec.Artifacts, nil).Encode())
 	m.Timeouts = timeoutsNull()
 	m.PlanSummary, m.PlanAdvanced = types.StringValue(""), types.StringValue("")
 	m.PlannedJobs = types.ListValueMust(plannedJobType, nil)

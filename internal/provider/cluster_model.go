@@ -35,18 +35,11 @@ type clusterModel struct {
 	Timeouts           timeouts.Value    `tfsdk:"timeouts"`
 
 	// Computed.
-	PlanSummary  types.String `tfsdk:"plan_summary"`
-	PlanAdvanced types.String `tfsdk:"plan"`
-	PlannedJobs  types.List   `tfsdk:"planned_jobs"`
-	Operation    types.Object `tfsdk:"operation"`
-	Artifacts    types.List   `tfsdk:"artifacts"`
-	Evidence     types.List   `tfsdk:"evidence"`
-	Capabilities types.List   `tfsdk:"capabilities"`
-	Nodes        types.List   `tfsdk:"nodes"`
-	Health       types.String `tfsdk:"health"`
-	APIEndpoint  types.String `tfsdk:"api_endpoint"`
-	Handle       types.String `tfsdk:"handle"`
-	Kubeconfig   types.String `tfsdk:"kubeconfig"`
+	IntentComputed
+	Nodes       types.List   `tfsdk:"nodes"`
+	Health      types.String `tfsdk:"health"`
+	APIEndpoint types.String `tfsdk:"api_endpoint"`
+	Kubeconfig  types.String `tfsdk:"kubeconfig"`
 }
 
 // nodeModel is one master or worker.

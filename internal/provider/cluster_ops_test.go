@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -31,19 +30,28 @@ func relabelModel(workerLabels map[string]string, workerTaints []string) *cluste
 // A label or taint change of an existing worker plans the relabel action:
 // one job on the first master with exactly the change, nothing on the
 // worker (no kubeconfig goes there).
-func TestClusterOpsPlansRelabelForLabelAndTaintChanges(t *testing.T) {
+func TestClusterHooksPlanRelabelForLabelAndTaintChanges(t *testing.T) {
 	cat, err := packs.LoadBuiltin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &KubernetesClusterResource{data: &providerData{Environment: "dev", Catalog: cat}, now: time.Now}
+	r := &KubernetesClusterResource{}
+	h := clusterHooks{r: r}
+	r.init(h)
+	r.data = &providerData{Environment: "dev", Catalog: cat}
 	state := relabelModel(map[string]string{"tier": "app", "zone": "a"}, []string{"dedicated=db:NoSchedule"})
 	plan := relabelModel(map[string]string{"tier": "db"}, []string{"gpu:NoExecute"})
-	var diags diag.Diagnostics
-	ops := r.clusterOps(plan, state, time.Now(), &diags)
-	if diags.HasError() {
-		t.Fatalf("clusterOps: %v", diags)
+	plan.Environment, state.Environment = types.StringValue("dev"), types.StringValue("dev")
+	plans := func(plan, state *clusterModel) []intentOp {
+		t.Helper()
+		var diags diag.Diagnostics
+		_, ops := planIntent(&r.intentBase, h, plan, state, h.changes(plan, state, false), &diags)
+		if diags.HasError() {
+			t.Fatalf("planIntent: %v", diags)
+		}
+		return ops
 	}
+	ops := plans(plan, state)
 	if len(ops) != 1 || ops[0].Action != "relabel" || !slices.Equal(ops[0].Targets, []string{"worker-1"}) {
 		t.Fatalf("ops = %+v, want one relabel of worker-1", ops)
 	}
@@ -58,17 +66,16 @@ func TestClusterOpsPlansRelabelForLabelAndTaintChanges(t *testing.T) {
 	if want := "worker-1/tier=db,worker-1/zone-,worker-1/gpu:NoExecute,worker-1/dedicated:NoSchedule-"; in.Params[intent.RelabelParam] != want {
 		t.Errorf("node_changes = %q, want %q", in.Params[intent.RelabelParam], want)
 	}
-	again := r.clusterOps(plan, state, time.Now(), &diags)
-	if again[0].ID != ops[0].ID {
+	if again := plans(plan, state); again[0].ID != ops[0].ID {
 		t.Errorf("the same change plans operation %s then %s; a failed apply must resume the same one", ops[0].ID, again[0].ID)
 	}
-	if ops := r.clusterOps(plan, plan, time.Now(), &diags); len(ops) != 0 {
+	if ops := plans(plan, plan); len(ops) != 0 {
 		t.Errorf("unchanged labels plan %d operations", len(ops))
 	}
 
 	plan.Parameters = map[string]string{intent.RelabelParam: "worker-2/x=y"}
-	diags = nil
-	r.clusterOps(plan, state, time.Now(), &diags)
+	var diags diag.Diagnostics
+	h.validate(context.Background(), plan, nil, &diags)
 	if !diags.HasError() {
 		t.Error("parameters.node_changes is accepted; it must be refused (the provider computes it)")
 	}

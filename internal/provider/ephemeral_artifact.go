@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/intentops/terraform-provider-cp/internal/intent"
 	"github.com/intentops/terraform-provider-cp/internal/operation"
 )
 
@@ -67,13 +68,13 @@ func (e *ArtifactEphemeral) Open(ctx context.Context, req ephemeral.OpenRequest,
 	if resp.Diagnostics.HasError() || e.data == nil {
 		return
 	}
-	ch, err := parseClusterHandle(m.Handle.ValueString())
+	ch, err := intent.DecodeClusterHandle(m.Handle.ValueString())
 	if err != nil {
 		addAttrError(&resp.Diagnostics, path.Root("handle"), "Invalid handle", err.Error())
 		return
 	}
 	want := m.Artifact.ValueString()
-	for _, a := range ch.artifacts() {
+	for _, a := range ch.ProtocolArtifacts() {
 		if a.ID != want {
 			continue
 		}
@@ -84,7 +85,7 @@ func (e *ArtifactEphemeral) Open(ctx context.Context, req ephemeral.OpenRequest,
 		}
 		access := resourceAccess(e.data, nil)
 		var hosts []operation.HostAccess
-		for _, h := range ch.hosts() {
+		for _, h := range ch.ProtocolHosts() {
 			hosts = append(hosts, operation.HostAccess{Host: h, Access: access})
 		}
 		b, err := operation.Fetch(ctx, hosts, a.Ref, nil)

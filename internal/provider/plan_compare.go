@@ -1,18 +1,16 @@
 package provider
 
 import (
-	"context"
-
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// intentAttrs are the arguments whose change makes an intent resource run
-// its action again. Approvals, interventions, timeouts and destroy_action
-// only matter to the next run and change nothing on their own.
-var intentAttrs = []string{"pack", "version", "action", "name", "environment", "hosts", "cluster_handle", "parameters",
-	"constraints", "candidates", "customizations", "plan_patches", "ssh", "node", "object_storage"}
+// scenarioIntentAttrs are the arguments whose change makes cp_scenario or
+// cp_tempo run its action again. Approvals, interventions, timeouts and
+// destroy_action only matter to the next run and change nothing on their
+// own.
+var scenarioIntentAttrs = []string{"pack", "version", "action", "name", "environment", "hosts", "cluster_handle", "parameters",
+	"constraints", "candidates", "customizations", "plan_patches", "ssh", "object_storage"}
 
 func rawAttr(v tftypes.Value, name string) (tftypes.Value, bool) {
 	got, _, err := tftypes.WalkAttributePath(v, tftypes.NewAttributePath().WithAttributeName(name))
@@ -24,11 +22,11 @@ func rawAttr(v tftypes.Value, name string) (tftypes.Value, bool) {
 }
 
 // sameIntent reports whether the planned intent equals the state's, for
-// the intent attributes the resource's schema has.
-func sameIntent(_ context.Context, req resource.ModifyPlanRequest) bool {
-	for _, name := range intentAttrs {
-		pv, okP := rawAttr(req.Plan.Raw, name)
-		sv, okS := rawAttr(req.State.Raw, name)
+// the attributes (of those the resource's schema has).
+func sameIntent(plan, state tftypes.Value, attrs []string) bool {
+	for _, name := range attrs {
+		pv, okP := rawAttr(plan, name)
+		sv, okS := rawAttr(state, name)
 		if !okP && !okS {
 			continue
 		}

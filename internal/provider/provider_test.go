@@ -3,6 +3,7 @@ package provider
 import (
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -34,7 +35,24 @@ func TestMain(m *testing.M) {
 		println("CI=true but TF_ACC is not set: acceptance tests would be skipped; run `make test`")
 		os.Exit(1)
 	}
+	useOpenTofuRegistryHost()
 	os.Exit(m.Run())
+}
+
+// useOpenTofuRegistryHost names the provider registry.opentofu.org/... when
+// the CLI under test is OpenTofu, which reads an unqualified source from
+// that host: import steps that copy the state into a new working directory
+// (import blocks, identity) otherwise ask the registry for the provider
+// the state names.
+func useOpenTofuRegistryHost() {
+	bin := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if bin == "" || os.Getenv("TF_ACC_PROVIDER_HOST") != "" {
+		return
+	}
+	out, err := exec.Command(bin, "version").Output()
+	if err == nil && strings.Contains(string(out), "OpenTofu v") {
+		os.Setenv("TF_ACC_PROVIDER_HOST", "registry.opentofu.org")
+	}
 }
 
 const providerBlock = `

@@ -63,6 +63,9 @@ func TestAccKubernetesCluster_lifecycle(t *testing.T) {
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("operation").AtMapKey("phases_done"), knownvalue.Int64Exact(10)),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("health"), knownvalue.StringExact("healthy")),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("api_endpoint"), knownvalue.StringExact("https://"+m1.Addr+":6443")),
+					statecheck.ExpectIdentity(addr, map[string]knownvalue.Check{
+						"name": knownvalue.StringExact("prod-k8s"), "address": knownvalue.StringExact(m1.Addr), "port": knownvalue.Null(),
+					}),
 				},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					// The kubeconfig is kept by reference, never by value.
@@ -109,6 +112,15 @@ func TestAccKubernetesCluster_lifecycle(t *testing.T) {
 				ImportStateVerifyIdentifierAttribute: "name",
 				ImportStateVerifyIgnore: []string{"plan_summary", "plan", "planned_jobs", "operation", "evidence", "capabilities", "nodes",
 					"health", "timeouts", "approvals", "handle", "artifacts"},
+			},
+			{
+				// Import by identity in an import block (OpenTofu 1.12): the
+				// approvals, which the record does not keep, are an update.
+				Config:             prov + clusterHCL(masters, five, removal+"\n  kubernetes_version = \"1.32.0\""),
+				ResourceName:       addr,
+				ImportState:        true,
+				ImportStateKind:    resource.ImportBlockWithResourceIdentity,
+				ExpectNonEmptyPlan: true,
 			},
 			{
 				// Approving the deletion gate changes no intent: nothing runs.

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -14,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/intentops/terraform-provider-cp/internal/intent"
 	"github.com/intentops/terraform-provider-cp/internal/operation"
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
@@ -22,17 +22,20 @@ var (
 	_ resource.ResourceWithConfigure      = &NodeResource{}
 	_ resource.ResourceWithModifyPlan     = &NodeResource{}
 	_ resource.ResourceWithValidateConfig = &NodeResource{}
+	_ resource.ResourceWithImportState    = &NodeResource{}
+	_ resource.ResourceWithIdentity       = &NodeResource{}
 )
 
 // NodeResource is cp_node: add_node on create, remove_node on destroy,
 // against a cluster's handle (seed scenario 2).
-type NodeResource struct {
-	data *providerData
-	now  func() time.Time
-}
+type NodeResource struct{ intentResource[nodeResModel] }
 
 // NewNodeResource is the constructor listed by the provider.
-func NewNodeResource() resource.Resource { return &NodeResource{now: time.Now} }
+func NewNodeResource() resource.Resource {
+	r := &NodeResource{}
+	r.init(nodeHooks{r: r})
+	return r
+}
 
 type nodeResModel struct {
 	ID            types.String        `tfsdk:"id"`
@@ -44,29 +47,13 @@ type nodeResModel struct {
 	SSH           *resourceSSHModel   `tfsdk:"ssh"`
 	Timeouts      timeouts.Value      `tfsdk:"timeouts"`
 
-	PlanSummary  types.String `tfsdk:"plan_summary"`
-	PlanAdvanced types.String `tfsdk:"plan"`
-	PlannedJobs  types.List   `tfsdk:"planned_jobs"`
-	Operation    types.Object `tfsdk:"operation"`
-	Artifacts    types.List   `tfsdk:"artifacts"`
-	Evidence     types.List   `tfsdk:"evidence"`
-	Capabilities types.List   `tfsdk:"capabilities"`
-	Handle       types.String `tfsdk:"handle"`
-}
-
-func (m *nodeResModel) computed() computed {
-	return computed{PlanSummary: &m.PlanSummary, PlanAdvanced: &m.PlanAdvanced, PlannedJobs: &m.PlannedJobs, Operation: &m.Operation,
-		Artifacts: &m.Artifacts, Evidence: &m.Evidence, Caps: &m.Capabilities, Handle: &m.Handle}
+	// Computed.
+	IntentComputed
 }
 
 // Metadata sets the type name.
 func (r *NodeResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_node"
-}
-
-// Configure receives the provider data.
-func (r *NodeResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = configureData(req.ProviderData, &resp.Diagnostics)
 }
 
 // Schema of cp_node.
@@ -86,7 +73,7 @@ func (r *NodeResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 		"interventions": resInterventionsAttr(),
 		"plan_patches":  resPlanPatchesAttr(),
 		"ssh":           resourceSSHAttr(),
-		"timeouts":      timeouts.Attributes(ctx, timeouts.Opts{Create: true, Delete: true}),
+		"timeouts":      timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 	}
 	intentComputedAttrs(attrs)
 	resp.Schema = schema.Schema{
@@ -99,177 +86,139 @@ func (r *NodeResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 // clusterNameChanged replaces the node only when it moves to another
 // cluster, not when the cluster's handle changes otherwise (new token...).
 func clusterNameChanged(ctx context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
-	old, err1 := parseClusterHandle(req.StateValue.ValueString())
-	cur, err2 := parseClusterHandle(req.PlanValue.ValueString())
+	old, err1 := intent.DecodeClusterHandle(req.StateValue.ValueString())
+	cur, err2 := intent.DecodeClusterHandle(req.PlanValue.ValueString())
 	resp.RequiresReplace = err1 == nil && err2 == nil && old.Name != cur.Name
 }
 
-func (r *NodeResource) spec(m *nodeResModel, diags *diag.Diagnostics) (scenarioSpec, string) {
-	ch, err := parseClusterHandle(m.ClusterHandle.ValueString())
+// nodePlanOf converts a cp_node model: the cluster's hosts and artifacts
+// from its handle, then the node, the target of add_node and remove_node.
+func nodePlanOf(data *providerData, m *nodeResModel, diags *diag.Diagnostics) intentPlan {
+	ip := intentPlan{paths: nodePaths(m), inputs: runInputs{Approvals: m.Approvals, Interventions: m.Interventions}}
+	ch, err := intent.DecodeClusterHandle(m.ClusterHandle.ValueString())
 	if err != nil {
 		addAttrError(diags, path.Root("cluster_handle"), "Invalid cluster handle", err.Error())
-		return scenarioSpec{}, ""
+		return ip
 	}
-	base := resourceAccess(r.data, m.SSH)
+	pack, _ := data.Catalog.Get("kubernetes", "")
+	base := resourceAccess(data, m.SSH)
 	n := m.Node
 	host := protocol.Host{Name: n.Name.ValueString(), Address: n.Address.ValueString(), Port: intOr(n.Port, 0),
 		Role: strOr(n.Role, protocol.RoleWorker), Labels: n.Labels, Taints: n.Taints}
-	s := scenarioSpec{Pack: "kubernetes", Name: ch.Name, Environment: ch.Environment, Targets: []string{host.Name},
-		Params: map[string]string{"cluster_name": ch.Name, "kubernetes_version": ch.Version}, PatchesModel: m.PlanPatches,
-		Inputs: runInputs{Approvals: m.Approvals, Interventions: m.Interventions}}
-	for _, h := range ch.hosts() {
+	ip.spec = intent.Spec{Pack: "kubernetes", Name: ch.Name, Environment: ch.Environment,
+		Params: map[string]string{"cluster_name": ch.Name, "kubernetes_version": ch.Version}, Patches: toPatches(m.PlanPatches, pack)}
+	for _, h := range ch.ProtocolHosts() {
 		if h.Name == host.Name {
 			addAttrError(diags, path.Root("node").AtName("name"), "Node already in the cluster",
 				"the cluster already has a node named "+host.Name+"; choose another name, or add it through the cluster's workers.")
-			return s, ""
+			return ip
 		}
-		s.Hosts = append(s.Hosts, h)
-		s.Access = append(s.Access, operation.HostAccess{Host: h, Access: base})
+		ip.spec.Hosts = append(ip.spec.Hosts, operation.HostAccess{Host: h, Access: base})
 	}
-	acc := base
-	if n.SSH != nil {
-		acc = acc.Merge(operation.Access{User: strOr(n.SSH.User, ""), PrivateKeyFile: strOr(n.SSH.PrivateKeyFile, "")})
-	}
-	s.Hosts = append(s.Hosts, host)
-	s.Access = append(s.Access, operation.HostAccess{Host: host, Access: acc})
-	s.State.Capabilities = []protocol.Capability{{Key: "kubernetes.api"}, {Key: "kubernetes.cluster"}}
-	s.State.Artifacts = ch.artifacts()
-	s.Inputs.Artifacts = ch.artifacts()
-	return s, ch.Name + "/" + host.Name
+	ip.spec.Hosts = append(ip.spec.Hosts, operation.HostAccess{Host: host, Access: hostAccessOf(base, n.SSH)})
+	ip.spec.State.Artifacts = ch.ProtocolArtifacts()
+	ip.inputs.Artifacts = ch.ProtocolArtifacts()
+	return ip
 }
 
-// ValidateConfig checks what needs neither SSH nor the provider: the
-// node, ssh and timeouts.
-func (r *NodeResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	if !req.Config.Raw.IsFullyKnown() {
-		return // checked again at plan time, when the values are known
+// nodeID is <cluster>/<node>, "" without a valid handle.
+func nodeID(m *nodeResModel) string {
+	ch, err := decodeNodeCluster(m)
+	if err != nil || m.Node == nil {
+		return ""
 	}
-	var m nodeResModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	validateNode(ctx, &m, nil, nil, &resp.Diagnostics)
+	return ch + "/" + m.Node.Name.ValueString()
 }
 
-// ModifyPlan shows the add_node DAG.
-func (r *NodeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.data == nil || !req.Config.Raw.IsFullyKnown() {
-		return
-	}
-	var plan nodeResModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if !req.State.Raw.IsNull() {
-		var state nodeResModel
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-		if operationCompleted(state.Operation) && !state.Node.Name.IsNull() {
-			plan.ID = state.ID
-			plan.computed().keep(state.computed())
-			resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-			return
+// decodeNodeCluster is the name of the node's cluster.
+func decodeNodeCluster(m *nodeResModel) (string, error) {
+	ch, err := intent.DecodeClusterHandle(m.ClusterHandle.ValueString())
+	return ch.Name, err
+}
+
+// ImportState takes the node's address, optionally with its id and SSH
+// port: 10.0.0.26, prod-k8s/worker-6@10.0.0.26:2222; or the identity
+// (cluster, name, address, port). The state is the record cp keeps on the
+// node after every apply.
+func (r *NodeResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	req.ID = importRequestID(ctx, req, func(ctx context.Context, req resource.ImportStateRequest) (string, bool) {
+		var im nodeIdentityModel
+		if resp.Diagnostics.Append(req.Identity.Get(ctx, &im)...); resp.Diagnostics.HasError() {
+			return "", false
 		}
-	}
-	var cluster []protocol.Host
-	if ch, err := parseClusterHandle(plan.ClusterHandle.ValueString()); err == nil {
-		cluster = ch.hosts()
-	}
-	validateNode(ctx, &plan, r.data, cluster, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	spec, id := r.spec(&plan, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	spec.Paths = nodePaths(&plan)
-	op := spec.compose(r.data, "add_node", r.now(), &resp.Diagnostics)
-	if op == nil {
-		return
-	}
-	checkAccessFiles(spec.Access, &resp.Diagnostics)
-	checkDecisions([]intentOp{*op}, plan.Approvals, plan.Interventions, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	plan.ID = types.StringValue(id)
-	plan.computed().planned([]intentOp{*op})
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-}
-
-// Create runs add_node.
-func (r *NodeResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan nodeResModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, d := plan.Timeouts.Create(ctx, defaultCreateTimeout)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	r.run(ctx, &plan, "add_node", &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
-func (r *NodeResource) run(ctx context.Context, m *nodeResModel, action string, diags *diag.Diagnostics) {
-	spec, id := r.spec(m, diags)
-	if diags.HasError() {
-		return
-	}
-	op := spec.compose(r.data, action, r.now(), diags)
-	if op == nil {
-		return
-	}
-	results := runOps(ctx, r.data, []intentOp{*op}, spec.Inputs, diags)
-	if diags.HasError() {
-		return
-	}
-	m.ID = types.StringValue(id)
-	m.computed().record(results, nil, func(arts []protocol.Artifact, caps []protocol.Capability) string {
-		return scenarioHandle("kubernetes.node", id, arts, caps)
+		return importIDOf(im.Cluster.ValueString()+"/"+im.Name.ValueString(), im.Address, im.Port), true
 	})
+	importIntent(ctx, &r.intentBase, nodeHooks{r: r}, "node", "<cluster>/<node>", nil, req, resp)
 }
 
-// Read keeps the state.
-func (r *NodeResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state nodeResModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+// nodeHooks are cp_node's part of the intent-resource skeleton.
+type nodeHooks struct {
+	commonHooks[nodeResModel, *nodeResModel]
+	r *NodeResource
 }
 
-// Update only records new approvals, interventions or handles; the node
-// itself is replaced when it changes.
-func (r *NodeResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan nodeResModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if plan.Operation.IsUnknown() {
-		r.run(ctx, &plan, "add_node", &resp.Diagnostics)
-		if resp.Diagnostics.HasError() {
-			return
+func (nodeHooks) validate(ctx context.Context, m *nodeResModel, data *providerData, diags *diag.Diagnostics) {
+	var cluster []protocol.Host
+	if data != nil {
+		if ch, err := intent.DecodeClusterHandle(m.ClusterHandle.ValueString()); err == nil {
+			cluster = ch.ProtocolHosts()
 		}
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	validateNode(ctx, m, data, cluster, diags)
 }
 
-// Delete runs remove_node: drain, delete and reset.
-func (r *NodeResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state nodeResModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
+func (nodeHooks) prepare(m *nodeResModel, _ *providerData) {
+	if id := nodeID(m); id != "" {
+		m.ID = types.StringValue(id)
 	}
-	timeout, d := state.Timeouts.Delete(ctx, defaultDeleteTimeout)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	r.run(ctx, &state, "remove_node", &resp.Diagnostics)
+}
+
+// intentAttrs: none. Whether add_node runs again depends only on the last
+// one; a change of the node replaces it, a new handle of the same cluster
+// (a fresh token...) changes nothing.
+func (nodeHooks) intentAttrs() []string { return nil }
+
+func (nodeHooks) changes(plan, prior *nodeResModel, same bool) []intent.Change {
+	done := prior != nil && prior.Node != nil && operationCompleted(prior.Operation)
+	cs := singleAction("add_node", prior != nil, done, same, "kubernetes", plan.Node.Name.ValueString())
+	for i := range cs {
+		cs[i].Targets = []string{plan.Node.Name.ValueString()}
+	}
+	return cs
+}
+
+func (nodeHooks) spec(m, _ *nodeResModel, data *providerData, diags *diag.Diagnostics) intentPlan {
+	return nodePlanOf(data, m, diags)
+}
+
+func (nodeHooks) recorded(_ context.Context, m, _ *nodeResModel, results []opResult, _ *diag.Diagnostics) {
+	id := nodeID(m)
+	m.ID = types.StringValue(id)
+	ch, _ := intent.DecodeClusterHandle(m.ClusterHandle.ValueString())
+	params := map[string]string{"cluster_name": ch.Name, "kubernetes_version": ch.Version}
+	caps := func(last opResult, arts []protocol.Artifact) []protocol.Capability {
+		pack := last.Op.Composed.Pack
+		return intent.Provided(pack, last.Result.Capabilities, arts, intent.ExportValues(pack, params, map[string]string{
+			"name": ch.Name, "environment": ch.Environment, "region": ch.Region, "api_endpoint": ch.APIEndpoint}))
+	}
+	m.computed().record(results, nil, caps, scenarioHandle("kubernetes.node", id))
+}
+
+// record: the node keeps its record itself, where its address finds it.
+func (nodeHooks) record(m *nodeResModel, hosts []operation.HostAccess) (string, string, []operation.HostAccess) {
+	return "node", nodeID(m), hosts[len(hosts)-1:]
+}
+
+func (nodeHooks) destroy(m *nodeResModel, _ *diag.Diagnostics) *intent.Change {
+	if m.Node == nil {
+		return nil
+	}
+	n := m.Node.Name.ValueString()
+	return &intent.Change{Action: "remove_node", Targets: []string{n}, IDParts: []string{"kubernetes", n}}
+}
+
+func (m *nodeResModel) timeoutsValue() timeouts.Value { return m.Timeouts }
+
+func (m *nodeResModel) decisionsOf() ([]approvalModel, []interventionModel) {
+	return m.Approvals, m.Interventions
 }

@@ -2,33 +2,33 @@ package provider
 
 import (
 	"context"
-	"fmt"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/intentops/terraform-provider-cp/internal/intent"
 	"github.com/intentops/terraform-provider-cp/internal/operation"
-	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
 
 var (
 	_ resource.ResourceWithConfigure      = &ScenarioResource{}
 	_ resource.ResourceWithModifyPlan     = &ScenarioResource{}
 	_ resource.ResourceWithValidateConfig = &ScenarioResource{}
+	_ resource.ResourceWithImportState    = &ScenarioResource{}
 )
 
 // ScenarioResource is cp_scenario: any pack action as a resource.
-type ScenarioResource struct {
-	data *providerData
-	now  func() time.Time
-}
+type ScenarioResource struct{ intentResource[scenarioModel] }
 
 // NewScenarioResource is the constructor listed by the provider.
-func NewScenarioResource() resource.Resource { return &ScenarioResource{now: time.Now} }
+func NewScenarioResource() resource.Resource {
+	r := &ScenarioResource{}
+	r.init(scenarioHooks{r: r})
+	return r
+}
 
 type scenarioModel struct {
 	ID             types.String          `tfsdk:"id"`
@@ -50,14 +50,8 @@ type scenarioModel struct {
 	SSH            *resourceSSHModel     `tfsdk:"ssh"`
 	Timeouts       timeouts.Value        `tfsdk:"timeouts"`
 
-	PlanSummary  types.String `tfsdk:"plan_summary"`
-	PlanAdvanced types.String `tfsdk:"plan"`
-	PlannedJobs  types.List   `tfsdk:"planned_jobs"`
-	Operation    types.Object `tfsdk:"operation"`
-	Artifacts    types.List   `tfsdk:"artifacts"`
-	Evidence     types.List   `tfsdk:"evidence"`
-	Capabilities types.List   `tfsdk:"capabilities"`
-	Handle       types.String `tfsdk:"handle"`
+	// Computed.
+	IntentComputed
 }
 
 type hostResModel struct {
@@ -70,245 +64,85 @@ type hostResModel struct {
 	SSH     *hostSSHModel     `tfsdk:"ssh"`
 }
 
-func (m *scenarioModel) computed() computed {
-	return computed{PlanSummary: &m.PlanSummary, PlanAdvanced: &m.PlanAdvanced, PlannedJobs: &m.PlannedJobs, Operation: &m.Operation,
-		Artifacts: &m.Artifacts, Evidence: &m.Evidence, Caps: &m.Capabilities, Handle: &m.Handle}
-}
-
 // Metadata sets the type name.
 func (r *ScenarioResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_scenario"
 }
 
-// Configure receives the provider data.
-func (r *ScenarioResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.data = configureData(req.ProviderData, &resp.Diagnostics)
+// ImportState takes the address of a host the action ran on (the first
+// master's, for a scenario on a cluster), optionally with the scenario's
+// id and SSH port: 10.0.0.11, postgresql/orders@10.0.0.11:2222. The state
+// is the record cp keeps on those hosts after every apply.
+func (r *ScenarioResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	importIntent(ctx, &r.intentBase, scenarioHooks{r: r}, "scenario", "<pack>/<name>", nil, req, resp)
 }
 
-// spec converts the model; hosts come from the model, then from the
-// cluster handle.
-func scenarioSpecOf(data *providerData, m *scenarioModel, diags *diag.Diagnostics) scenarioSpec {
-	s := scenarioSpec{
-		Pack: m.Pack.ValueString(), Version: strOr(m.Version, ""), Name: m.Name.ValueString(),
-		Environment: strOr(m.Environment, data.Environment), Params: m.Parameters, Constraints: m.Constraints,
-		Candidates: toCandidates(candidateModels(m.Candidates)), Customization: toCustomization(m.Customizations), PatchesModel: m.PlanPatches,
-		Inputs: runInputs{Approvals: m.Approvals, Interventions: m.Interventions},
-	}
-	s.addStorageCredentials(m.Candidates)
-	base := resourceAccess(data, m.SSH)
-	for _, h := range m.Hosts {
-		host := protocol.Host{Name: h.Name.ValueString(), Address: h.Address.ValueString(), Port: intOr(h.Port, 0),
-			Role: strOr(h.Role, "node"), Labels: h.Labels, Taints: h.Taints}
-		acc := base
-		if h.SSH != nil {
-			acc = acc.Merge(operation.Access{User: strOr(h.SSH.User, ""), PrivateKeyFile: strOr(h.SSH.PrivateKeyFile, "")})
-		}
-		s.Hosts = append(s.Hosts, host)
-		s.Access = append(s.Access, operation.HostAccess{Host: host, Access: acc})
-	}
-	if hs := strOr(m.ClusterHandle, ""); hs != "" {
-		ch, err := parseClusterHandle(hs)
-		if err != nil {
-			addAttrError(diags, path.Root("cluster_handle"), "Invalid cluster handle", err.Error())
-			return s
-		}
-		s.applyCluster(ch, base)
-	}
-	return s
+// scenarioHooks are cp_scenario's part of the intent-resource skeleton.
+type scenarioHooks struct {
+	commonHooks[scenarioModel, *scenarioModel]
+	r *ScenarioResource
 }
 
-// applyCluster adds the cluster's hosts (when none are given), artifacts
-// and capabilities to the spec.
-func (s *scenarioSpec) applyCluster(ch *clusterHandleData, access operation.Access) {
-	if len(s.Hosts) == 0 {
-		for _, h := range ch.hosts() {
-			s.Hosts = append(s.Hosts, h)
-			s.Access = append(s.Access, operation.HostAccess{Host: h, Access: access})
-		}
+func (scenarioHooks) validate(ctx context.Context, m *scenarioModel, data *providerData, diags *diag.Diagnostics) {
+	validateScenario(ctx, m, data, diags)
+}
+
+func (scenarioHooks) prepare(m *scenarioModel, data *providerData) {
+	if m.Environment.IsUnknown() || m.Environment.IsNull() {
+		m.Environment = types.StringValue(data.Environment)
 	}
-	s.State.Artifacts = append(s.State.Artifacts, ch.artifacts()...)
-	s.Inputs.Artifacts = append(s.Inputs.Artifacts, ch.artifacts()...)
-	s.Candidates = append(s.Candidates, ch.candidates()...)
-	if s.Constraints == nil {
-		s.Constraints = map[string]string{}
+	if m.Action.IsUnknown() || m.Action.IsNull() {
+		m.Action = types.StringValue("install")
 	}
-	if _, ok := s.Constraints["region"]; !ok && ch.Region != "" {
-		s.Constraints["region"] = ch.Region
+	m.ID = types.StringValue(m.Pack.ValueString() + "/" + m.Name.ValueString())
+}
+
+func (scenarioHooks) intentAttrs() []string { return scenarioIntentAttrs }
+
+func (scenarioHooks) readConfig(ctx context.Context, m *scenarioModel, cfg tfsdk.Config, diags *diag.Diagnostics) {
+	m.readWriteOnly(ctx, cfg, diags)
+}
+
+func (scenarioHooks) clearWriteOnly(m *scenarioModel) { m.clearWriteOnly() }
+
+func (scenarioHooks) checkPlanned(m *scenarioModel, ops []intentOp, diags *diag.Diagnostics) {
+	for i := range ops {
+		checkCredentialsBound(&ops[i], m.Candidates, scenarioBindingPath, diags)
 	}
 }
 
-// ValidateConfig checks what needs neither SSH nor the provider: hosts,
-// ssh and timeouts.
-func (r *ScenarioResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	if !req.Config.Raw.IsFullyKnown() {
-		return // checked again at plan time, when the values are known
-	}
-	var m scenarioModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	validateScenario(ctx, &m, nil, &resp.Diagnostics)
+func (scenarioHooks) changes(plan, prior *scenarioModel, same bool) []intent.Change {
+	return singleAction(strOr(plan.Action, "install"), prior != nil, prior != nil && operationCompleted(prior.Operation), same, plan.Pack.ValueString())
 }
 
-// ModifyPlan shows the DAG of the action apply will run. Nothing changed
-// in the intent means nothing to run and no diff.
-func (r *ScenarioResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.data == nil || !req.Config.Raw.IsFullyKnown() {
-		return
-	}
-	var plan scenarioModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	plan.readWriteOnly(ctx, req.Config, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if plan.Environment.IsUnknown() || plan.Environment.IsNull() {
-		plan.Environment = types.StringValue(r.data.Environment)
-	}
-	if plan.Action.IsUnknown() || plan.Action.IsNull() {
-		plan.Action = types.StringValue("install")
-	}
-	plan.ID = types.StringValue(plan.Pack.ValueString() + "/" + plan.Name.ValueString())
-	if !req.State.Raw.IsNull() {
-		var state scenarioModel
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-		if sameIntent(ctx, req) && operationCompleted(state.Operation) {
-			plan.computed().keep(state.computed())
-			plan.clearWriteOnly()
-			resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-			return
-		}
-	}
-	// Everything that needs no SSH is checked before anything is planned.
-	validateScenario(ctx, &plan, r.data, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	spec := scenarioSpecOf(r.data, &plan, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	spec.Paths = scenarioPaths(&plan)
-	op := spec.compose(r.data, plan.Action.ValueString(), r.now(), &resp.Diagnostics)
-	if op == nil {
-		return
-	}
-	checkAccessFiles(spec.Access, &resp.Diagnostics)
-	checkCredentialsBound(op, plan.Candidates, scenarioBindingPath, &resp.Diagnostics)
-	checkDecisions([]intentOp{*op}, plan.Approvals, plan.Interventions, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	plan.computed().planned([]intentOp{*op})
-	plan.clearWriteOnly()
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+func (h scenarioHooks) spec(m, _ *scenarioModel, data *providerData, diags *diag.Diagnostics) intentPlan {
+	return scenarioPlanOf(data, m, diags)
 }
 
-// Create runs the action; when it does not complete nothing is saved and
-// applying again resumes.
-func (r *ScenarioResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan scenarioModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	plan.readWriteOnly(ctx, req.Config, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, d := plan.Timeouts.Create(ctx, defaultCreateTimeout)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	r.run(ctx, &plan, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
-func (r *ScenarioResource) run(ctx context.Context, m *scenarioModel, diags *diag.Diagnostics) {
-	spec := scenarioSpecOf(r.data, m, diags)
-	if diags.HasError() {
-		return
-	}
-	op := spec.compose(r.data, strOr(m.Action, "install"), r.now(), diags)
-	if op == nil {
-		return
-	}
-	results := runOps(ctx, r.data, []intentOp{*op}, spec.Inputs, diags)
-	if diags.HasError() {
-		return
-	}
-	kind := op.Composed.Pack.ID
-	m.computed().record(results, nil, func(arts []protocol.Artifact, caps []protocol.Capability) string {
-		return scenarioHandle(kind, m.Name.ValueString(), arts, caps)
-	})
+func (h scenarioHooks) recorded(_ context.Context, m, _ *scenarioModel, results []opResult, _ *diag.Diagnostics) {
 	if m.Environment.IsNull() || m.Environment.IsUnknown() {
-		m.Environment = types.StringValue(r.data.Environment)
+		m.Environment = types.StringValue(h.r.data.Environment)
 	}
+	kind := results[len(results)-1].Op.Composed.Pack.ID
+	m.computed().record(results, nil, scenarioCaps(m, m.Environment.ValueString()), scenarioHandle(kind, m.Name.ValueString()))
 }
 
-// Read keeps the state: the scenario's evidence is checked by the next
-// apply, which skips what still holds.
-func (r *ScenarioResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state scenarioModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+// record: kept on the masters the action ran on, or on every host when
+// none is a master.
+func (scenarioHooks) record(m *scenarioModel, hosts []operation.HostAccess) (string, string, []operation.HostAccess) {
+	return "scenario", m.Pack.ValueString() + "/" + m.Name.ValueString(), masters(hosts)
 }
 
-// Update runs the action again with the new intent; finished jobs whose
-// evidence holds are skipped. On failure the previous state is kept so the
-// next plan runs it again.
-func (r *ScenarioResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state scenarioModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	plan.readWriteOnly(ctx, req.Config, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
+func (scenarioHooks) destroy(m *scenarioModel, _ *diag.Diagnostics) *intent.Change {
+	action := strOr(m.DestroyAction, "")
+	if action == "" {
+		return nil
 	}
-	timeout, d := plan.Timeouts.Update(ctx, defaultCreateTimeout)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	if !plan.Operation.IsUnknown() {
-		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-		return
-	}
-	var runDiags diag.Diagnostics
-	r.run(ctx, &plan, &runDiags)
-	resp.Diagnostics.Append(runDiags...)
-	if runDiags.HasError() {
-		state.Operation = types.ObjectNull(operationType.AttrTypes)
-		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	return &intent.Change{Action: action, IDParts: []string{m.Pack.ValueString()}}
 }
 
-// Delete runs destroy_action when set (e.g. uninstall); otherwise it only
-// forgets the resource.
-func (r *ScenarioResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state scenarioModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	action := strOr(state.DestroyAction, "")
-	if resp.Diagnostics.HasError() || action == "" {
-		return
-	}
-	timeout, d := state.Timeouts.Delete(ctx, defaultDeleteTimeout)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	spec := scenarioSpecOf(r.data, &state, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	spec.Customization, spec.PatchesModel = nil, nil
-	op := spec.compose(r.data, action, r.now(), &resp.Diagnostics)
-	if op == nil {
-		return
-	}
-	runOps(ctx, r.data, []intentOp{*op}, spec.Inputs, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		resp.Diagnostics.AddError("Destroy did not complete", fmt.Sprintf("%s %s did not complete; the resource stays in state. Fix the cause and destroy again.", spec.Pack, action))
-	}
+func (m *scenarioModel) timeoutsValue() timeouts.Value { return m.Timeouts }
+
+func (m *scenarioModel) decisionsOf() ([]approvalModel, []interventionModel) {
+	return m.Approvals, m.Interventions
 }

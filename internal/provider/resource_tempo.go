@@ -2,31 +2,38 @@ package provider
 
 import (
 	"context"
-	"time"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/intentops/terraform-provider-cp/internal/intent"
+	"github.com/intentops/terraform-provider-cp/internal/operation"
+	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
 
 var (
 	_ resource.ResourceWithConfigure      = &TempoResource{}
 	_ resource.ResourceWithModifyPlan     = &TempoResource{}
 	_ resource.ResourceWithValidateConfig = &TempoResource{}
+	_ resource.ResourceWithImportState    = &TempoResource{}
 )
 
 // TempoResource is cp_tempo: the tempo pack's install on a cluster, with
 // object storage bound or resolved by policy (seed scenario 3).
-type TempoResource struct {
-	inner ScenarioResource
-}
+type TempoResource struct{ intentResource[tempoModel] }
 
 // NewTempoResource is the constructor listed by the provider.
 func NewTempoResource() resource.Resource {
-	return &TempoResource{inner: ScenarioResource{now: time.Now}}
+	r := &TempoResource{}
+	r.init(tempoHooks{r: r})
+	return r
 }
 
 type tempoModel struct {
@@ -45,14 +52,8 @@ type tempoModel struct {
 	SSH            *resourceSSHModel     `tfsdk:"ssh"`
 	Timeouts       timeouts.Value        `tfsdk:"timeouts"`
 
-	PlanSummary  types.String `tfsdk:"plan_summary"`
-	PlanAdvanced types.String `tfsdk:"plan"`
-	PlannedJobs  types.List   `tfsdk:"planned_jobs"`
-	Operation    types.Object `tfsdk:"operation"`
-	Artifacts    types.List   `tfsdk:"artifacts"`
-	Evidence     types.List   `tfsdk:"evidence"`
-	Capabilities types.List   `tfsdk:"capabilities"`
-	Handle       types.String `tfsdk:"handle"`
+	// Computed.
+	IntentComputed
 }
 
 func (t *tempoModel) scenario() *scenarioModel {
@@ -61,8 +62,7 @@ func (t *tempoModel) scenario() *scenarioModel {
 		DestroyAction: types.StringValue("uninstall"), Name: t.Name, Environment: t.Environment, ClusterHandle: t.ClusterHandle,
 		Parameters: t.Parameters, Candidates: t.Candidates, Customizations: t.Customizations, PlanPatches: t.PlanPatches,
 		Approvals: t.Approvals, Interventions: t.Interventions, SSH: t.SSH, Timeouts: t.Timeouts,
-		PlanSummary: t.PlanSummary, PlanAdvanced: t.PlanAdvanced, PlannedJobs: t.PlannedJobs, Operation: t.Operation,
-		Artifacts: t.Artifacts, Evidence: t.Evidence, Capabilities: t.Capabilities, Handle: t.Handle,
+		IntentComputed: t.IntentComputed,
 	}
 	if t.ObjectStorage != nil {
 		os := *t.ObjectStorage
@@ -75,19 +75,12 @@ func (t *tempoModel) scenario() *scenarioModel {
 }
 
 func (t *tempoModel) from(s *scenarioModel) {
-	t.ID, t.Environment = s.ID, s.Environment
-	t.PlanSummary, t.PlanAdvanced, t.PlannedJobs, t.Operation = s.PlanSummary, s.PlanAdvanced, s.PlannedJobs, s.Operation
-	t.Artifacts, t.Evidence, t.Capabilities, t.Handle = s.Artifacts, s.Evidence, s.Capabilities, s.Handle
+	t.ID, t.Environment, t.IntentComputed = s.ID, s.Environment, s.IntentComputed
 }
 
 // Metadata sets the type name.
 func (r *TempoResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_tempo"
-}
-
-// Configure receives the provider data.
-func (r *TempoResource) Configure(ctx context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.inner.Configure(ctx, req, resp)
 }
 
 // Schema of cp_tempo.
@@ -131,146 +124,92 @@ func (r *TempoResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 	}
 }
 
-// ValidateConfig checks what needs neither SSH nor the provider: ssh and
-// timeouts.
-func (r *TempoResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	if !req.Config.Raw.IsFullyKnown() {
-		return // checked again at plan time, when the values are known
-	}
-	var m tempoModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	validateTempo(ctx, &m, nil, &resp.Diagnostics)
+// ImportState takes the address of one of the cluster's masters,
+// optionally with Tempo's name and SSH port: 10.0.0.11,
+// traces@10.0.0.11:2222. The state is the record cp keeps on the
+// cluster's masters after every apply.
+func (r *TempoResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	importIntent(ctx, &r.intentBase, tempoHooks{r: r}, "tempo", "<name>", func(id string) string { return "tempo/" + strings.TrimPrefix(id, "tempo/") }, req, resp)
 }
 
-// ModifyPlan shows the DAG.
-func (r *TempoResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.inner.data == nil || !req.Config.Raw.IsFullyKnown() {
-		return
-	}
-	var plan tempoModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	plan.readWriteOnly(ctx, req.Config, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	s := plan.scenario()
-	if s.Environment.IsUnknown() || s.Environment.IsNull() {
-		s.Environment = types.StringValue(r.inner.data.Environment)
-	}
-	s.ID = types.StringValue("tempo/" + plan.Name.ValueString())
-	if !req.State.Raw.IsNull() {
-		var state tempoModel
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-		if sameIntent(ctx, req) && operationCompleted(state.Operation) {
-			s.computed().keep(state.scenario().computed())
-			plan.from(s)
-			plan.clearWriteOnly()
-			resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-			return
+// tempoHooks are cp_tempo's part of the intent-resource skeleton: a
+// cp_scenario of the tempo pack whose create action runs on apply and
+// whose destroy action runs on delete.
+type tempoHooks struct {
+	commonHooks[tempoModel, *tempoModel]
+	r *TempoResource
+}
+
+// action is the tempo pack's action of a kind (create, destroy).
+func (h tempoHooks) action(m *tempoModel, kind string) string {
+	if h.r.data != nil {
+		if p, err := h.r.data.Catalog.Get("tempo", strOr(m.Version, "")); err == nil {
+			return p.ActionOfKind(kind)
 		}
 	}
-	validateTempo(ctx, &plan, r.inner.data, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	spec := scenarioSpecOf(r.inner.data, s, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	spec.Paths = tempoPaths(&plan)
-	op := spec.compose(r.inner.data, "install", r.inner.now(), &resp.Diagnostics)
-	if op == nil {
-		return
-	}
-	checkAccessFiles(spec.Access, &resp.Diagnostics)
-	checkCredentialsBound(op, s.Candidates, plan.bindingPath(), &resp.Diagnostics)
-	checkDecisions([]intentOp{*op}, plan.Approvals, plan.Interventions, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	s.computed().planned([]intentOp{*op})
-	plan.from(s)
-	plan.clearWriteOnly()
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	return ""
 }
 
-// Create installs Tempo.
-func (r *TempoResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan tempoModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	plan.readWriteOnly(ctx, req.Config, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, d := plan.Timeouts.Create(ctx, defaultCreateTimeout)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	s := plan.scenario()
-	r.inner.run(ctx, s, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	plan.from(s)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+func (tempoHooks) validate(ctx context.Context, m *tempoModel, data *providerData, diags *diag.Diagnostics) {
+	validateTempo(ctx, m, data, diags)
 }
 
-// Read keeps the state.
-func (r *TempoResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state tempoModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+func (tempoHooks) prepare(m *tempoModel, data *providerData) {
+	if m.Environment.IsUnknown() || m.Environment.IsNull() {
+		m.Environment = types.StringValue(data.Environment)
+	}
+	m.ID = types.StringValue("tempo/" + m.Name.ValueString())
 }
 
-// Update installs again with the new intent; finished jobs are skipped.
-func (r *TempoResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state tempoModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	plan.readWriteOnly(ctx, req.Config, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if !plan.Operation.IsUnknown() {
-		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-		return
-	}
-	timeout, d := plan.Timeouts.Update(ctx, defaultCreateTimeout)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	s := plan.scenario()
-	r.inner.run(ctx, s, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		state.Operation = types.ObjectNull(operationType.AttrTypes)
-		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-		return
-	}
-	plan.from(s)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+func (tempoHooks) intentAttrs() []string { return scenarioIntentAttrs }
+
+func (tempoHooks) readConfig(ctx context.Context, m *tempoModel, cfg tfsdk.Config, diags *diag.Diagnostics) {
+	m.readWriteOnly(ctx, cfg, diags)
 }
 
-// Delete uninstalls Tempo.
-func (r *TempoResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state tempoModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
+func (tempoHooks) clearWriteOnly(m *tempoModel) { m.clearWriteOnly() }
+
+func (tempoHooks) checkPlanned(m *tempoModel, ops []intentOp, diags *diag.Diagnostics) {
+	s := m.scenario()
+	for i := range ops {
+		checkCredentialsBound(&ops[i], s.Candidates, m.bindingPath(), diags)
 	}
-	timeout, d := state.Timeouts.Delete(ctx, defaultDeleteTimeout)
-	resp.Diagnostics.Append(d...)
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	s := state.scenario()
-	spec := scenarioSpecOf(r.inner.data, s, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
+}
+
+func (h tempoHooks) changes(plan, prior *tempoModel, same bool) []intent.Change {
+	return singleAction(h.action(plan, protocol.KindCreate), prior != nil, prior != nil && operationCompleted(prior.Operation), same, "tempo")
+}
+
+func (h tempoHooks) spec(m, _ *tempoModel, data *providerData, diags *diag.Diagnostics) intentPlan {
+	ip := scenarioPlanOf(data, m.scenario(), diags)
+	ip.paths = tempoPaths(m)
+	return ip
+}
+
+func (h tempoHooks) recorded(_ context.Context, m, _ *tempoModel, results []opResult, _ *diag.Diagnostics) {
+	s := m.scenario()
+	if s.Environment.IsNull() || s.Environment.IsUnknown() {
+		s.Environment = types.StringValue(h.r.data.Environment)
 	}
-	spec.Customization, spec.PatchesModel = nil, nil
-	if op := spec.compose(r.inner.data, "uninstall", r.inner.now(), &resp.Diagnostics); op != nil {
-		runOps(ctx, r.inner.data, []intentOp{*op}, spec.Inputs, &resp.Diagnostics)
+	s.computed().record(results, nil, scenarioCaps(s, s.Environment.ValueString()), scenarioHandle("tempo", m.Name.ValueString()))
+	m.from(s)
+}
+
+// record: kept on the cluster's masters.
+func (tempoHooks) record(m *tempoModel, hosts []operation.HostAccess) (string, string, []operation.HostAccess) {
+	return "tempo", "tempo/" + m.Name.ValueString(), masters(hosts)
+}
+
+func (h tempoHooks) destroy(m *tempoModel, _ *diag.Diagnostics) *intent.Change {
+	action := h.action(m, protocol.KindDestroy)
+	if action == "" {
+		return nil
 	}
+	return &intent.Change{Action: action, IDParts: []string{"tempo"}}
+}
+
+func (m *tempoModel) timeoutsValue() timeouts.Value { return m.Timeouts }
+
+func (m *tempoModel) decisionsOf() ([]approvalModel, []interventionModel) {
+	return m.Approvals, m.Interventions
 }

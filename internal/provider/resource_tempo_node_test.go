@@ -39,6 +39,7 @@ resource "cp_kubernetes_cluster" "small" {
 func TestAccTempo_stageAndProd(t *testing.T) {
 	testAccPreCheck(t)
 	c := accHosts(t, "small", "master-1", "worker-1")
+	m1, _ := c.Host("master-1")
 	prov := accProvider(c, s3Policy)
 	cluster := smallCluster(nodesHCL(c, "master-1"), nodesHCL(c, "worker-1"))
 	stage := `
@@ -72,6 +73,20 @@ resource "cp_tempo" "prod" {
 					statecheck.ExpectKnownValue("cp_tempo.stage", tfjsonpath.New("plan"), knownvalue.StringRegexp(regexp.MustCompile(`(?s)Sub-operations:.*minio.*minio/install-minio.*deploy-tempo`))),
 					statecheck.ExpectKnownValue("cp_tempo.stage", tfjsonpath.New("capabilities").AtSliceIndex(0).AtMapKey("key"), knownvalue.StringExact("observability.tracing")),
 				},
+			},
+			{
+				// Import by a master's address and Tempo's name: the record
+				// cp keeps on the masters is the state.
+				ResourceName:      "cp_tempo.stage",
+				ImportState:       true,
+				ImportStateId:     "tracing-stage@" + m1.Addr,
+				ImportStateVerify: true,
+			},
+			{
+				ResourceName:  "cp_tempo.stage",
+				ImportState:   true,
+				ImportStateId: "tracing-none@" + m1.Addr,
+				ExpectError:   regexp.MustCompile(`(?s)Cannot import tempo.*keeps no record of tempo tempo/tracing-none`),
 			},
 			{
 				Config:      prov + cluster + stage + prod(""),
@@ -118,7 +133,33 @@ resource "cp_node" "w2" {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("cp_node.w2", tfjsonpath.New("operation").AtMapKey("status"), knownvalue.StringExact("Completed")),
 					statecheck.ExpectKnownValue("cp_node.w2", tfjsonpath.New("id"), knownvalue.StringExact("small/worker-2")),
+					statecheck.ExpectIdentity("cp_node.w2", map[string]knownvalue.Check{
+						"cluster": knownvalue.StringExact("small"), "name": knownvalue.StringExact("worker-2"),
+						"address": knownvalue.StringExact(w2.Addr), "port": knownvalue.Null(),
+					}),
 				},
+			},
+			{
+				// Import by the node's address: the record cp keeps on the
+				// node is the state.
+				ResourceName:      "cp_node.w2",
+				ImportState:       true,
+				ImportStateId:     w2.Addr,
+				ImportStateVerify: true,
+			},
+			{
+				// Import by identity, in an import block (OpenTofu 1.12): the
+				// plan imports the node and changes nothing.
+				Config:          prov + cluster + node,
+				ResourceName:    "cp_node.w2",
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithResourceIdentity,
+			},
+			{
+				ResourceName:  "cp_node.w2",
+				ImportState:   true,
+				ImportStateId: "small/worker-9@" + w2.Addr,
+				ExpectError:   regexp.MustCompile(`(?s)Cannot import node.*keeps no record of node small/worker-9`),
 			},
 			{
 				// Destroying the node runs remove_node.
@@ -126,6 +167,59 @@ resource "cp_node" "w2" {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("cp_node.w2", plancheck.ResourceActionDestroy),
 				}},
+			},
+		},
+	})
+}
+
+// cp_scenario runs a pack action (PostgreSQL on the cluster, object
+// storage optional and unbound), keeps its state on the masters and is
+// imported by a master's address and its id; an id cp_scenario does not
+// keep there is refused with the reason.
+func TestAccScenario_importByAddress(t *testing.T) {
+	testAccPreCheck(t)
+	c := accHosts(t, "small", "master-1", "worker-1")
+	m1, _ := c.Host("master-1")
+	prov := accProvider(c, "")
+	cluster := smallCluster(nodesHCL(c, "master-1"), nodesHCL(c, "worker-1"))
+	scenario := `
+resource "cp_scenario" "db" {
+  pack           = "postgresql"
+  name           = "orders"
+  cluster_handle = cp_kubernetes_cluster.small.handle
+  parameters     = { namespace = "orders" }
+}
+`
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: prov + cluster + scenario,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("cp_scenario.db", tfjsonpath.New("operation").AtMapKey("status"), knownvalue.StringExact("Completed")),
+					statecheck.ExpectKnownValue("cp_scenario.db", tfjsonpath.New("id"), knownvalue.StringExact("postgresql/orders")),
+				},
+			},
+			{
+				ResourceName:      "cp_scenario.db",
+				ImportState:       true,
+				ImportStateId:     "postgresql/orders@" + m1.Addr,
+				ImportStateVerify: true,
+			},
+			{
+				// Only one scenario keeps a record there: the address alone
+				// finds it.
+				ResourceName:      "cp_scenario.db",
+				ImportState:       true,
+				ImportStateId:     m1.Addr,
+				ImportStateVerify: true,
+			},
+			{
+				ResourceName:  "cp_scenario.db",
+				ImportState:   true,
+				ImportStateId: "postgresql/orders@" + m1.Addr + ":0",
+				ExpectError:   regexp.MustCompile(`(?s)Invalid import ID.*port "0" is not a number from 1 to 65535`),
 			},
 		},
 	})

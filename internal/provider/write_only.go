@@ -164,12 +164,12 @@ func storageInputs(cands []boundCandidateModel) (state []protocol.Artifact, secr
 	return nil, nil
 }
 
-// addStorageCredentials gives the spec the credentialed binding's
+// addStorageCredentials gives the plan the credentialed binding's
 // artifacts.
-func (s *scenarioSpec) addStorageCredentials(cands []boundCandidateModel) {
+func (ip *intentPlan) addStorageCredentials(cands []boundCandidateModel) {
 	state, secrets := storageInputs(cands)
-	s.State.Artifacts = append(s.State.Artifacts, state...)
-	s.Inputs.Secrets = append(s.Inputs.Secrets, secrets...)
+	ip.spec.State.Artifacts = append(ip.spec.State.Artifacts, state...)
+	ip.inputs.Secrets = append(ip.inputs.Secrets, secrets...)
 }
 
 // checkCredentialsBound refuses credentials on a binding the plan did not

@@ -6,7 +6,6 @@ import (
 	"encoding/pem"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -235,21 +234,26 @@ func TestTempoBoundStorageCredentials(t *testing.T) {
 	}
 	handle := `{"kind":"kubernetes.cluster","name":"prod","environment":"dev","hosts":[{"name":"m1","address":"10.0.0.1","role":"master"}],` +
 		`"artifacts":[{"id":"kubeconfig.admin","ref":"m1:/etc/kubernetes/admin.conf"}]}`
-	plan := func(binding boundCandidateModel) (*intentOp, scenarioSpec, diag.Diagnostics) {
+	plan := func(binding boundCandidateModel) (*intentOp, intentPlan, diag.Diagnostics) {
 		var diags diag.Diagnostics
-		tm := tempoModel{Name: types.StringValue("tracing"), ClusterHandle: types.StringValue(handle), ObjectStorage: &binding}
-		s := tm.scenario()
-		s.Environment = types.StringValue("dev")
-		spec := scenarioSpecOf(data, s, &diags)
-		op := spec.compose(data, "install", time.Now(), &diags)
-		checkCredentialsBound(op, s.Candidates, tm.bindingPath(), &diags)
-		return op, spec, diags
+		r := &TempoResource{}
+		h := tempoHooks{r: r}
+		r.init(h)
+		r.data = data
+		tm := tempoModel{Name: types.StringValue("tracing"), ClusterHandle: types.StringValue(handle), ObjectStorage: &binding,
+			Environment: types.StringValue("dev")}
+		ip, ops := planIntent(&r.intentBase, h, &tm, nil, h.changes(&tm, nil, false), &diags)
+		if len(ops) == 0 {
+			return nil, ip, diags
+		}
+		h.checkPlanned(&tm, ops, &diags)
+		return &ops[0], ip, diags
 	}
 	op, spec, diags := plan(s3Binding("AKIAGOOD01", "good-secret"))
 	if diags.HasError() || op == nil {
 		t.Fatalf("got: %q want: tempo planned against the bound S3", errorsAt(diags))
 	}
-	in := spec.Inputs.engineInput(op.ID, "ci", nil)
+	in := spec.inputs.engineInput(op.ID, "ci", nil)
 	var creds string
 	for _, a := range in.Artifacts {
 		if a.ID == s3CredentialsArt {
