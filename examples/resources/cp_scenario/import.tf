@@ -1,0 +1,4 @@
+import {
+  to = cp_scenario.orders_db
+  id = "postgresql/orders-db@10.0.0.11"
+}
