@@ -24,8 +24,14 @@ esac
 # What the test hosts, the tests and the scripts' checks use: sshd and the
 # ssh client, sudo inside the hosts, make, gcc for the race detector, git,
 # ip and the util-linux tools (unshare, mount) for the hosts' namespaces,
-# procps, shellcheck and jq for the pack script checks.
-packages=(openssh-server openssh-client sudo make gcc git iproute2 util-linux procps shellcheck jq)
+# procps, shellcheck and jq for the pack script checks. Then the Debian
+# packages the packs install on hosts, installed here once so that every
+# test host sees their real files and programs through its overlay (and
+# the simulator's apt-get reports them installed): containerd and runc
+# (whose shipped /etc/containerd/config.toml and daemon the scripts meet),
+# wireguard-tools (wg genkey/pubkey, wg-quick strip).
+packages=(openssh-server openssh-client sudo make gcc git iproute2 util-linux procps
+	containerd runc wireguard-tools shellcheck jq)
 
 installed() {
 	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
@@ -82,6 +88,9 @@ need useradd "apt-get install -y passwd"
 need pgrep "apt-get install -y procps"
 need shellcheck "apt-get install -y shellcheck"
 need jq "apt-get install -y jq"
+need /usr/bin/containerd "apt-get install -y containerd"
+need /usr/bin/runc "apt-get install -y runc"
+need /usr/bin/wg "apt-get install -y wireguard-tools"
 
 # Go: on PATH (or the official tarball's /usr/local/go) and at least the
 # version go.mod names, since no toolchain can be downloaded here.

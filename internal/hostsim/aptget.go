@@ -125,6 +125,19 @@ func (s *sim) aptInstallIn(st *State, hs *HostState, p flags, dnsDown bool) int 
 		}
 		seen[w.name] = true
 		info, emulated := catalog[w.name]
+		if realDebian[w.name] {
+			if v, ok := s.dpkgInstalledReal(w.name); ok {
+				// The machine's real package, seen through the host's overlay.
+				if w.version == "" || w.version == v {
+					s.printf("%s is already the newest version (%s).\n", w.name, v)
+					continue
+				}
+				return s.fail(100, "E: Version '%s' for '%s' was not found (cp-hostsim: %s is the machine's real Debian package, version %s)", w.version, w.name, w.name, v)
+			}
+			if s.root == "/" {
+				return s.fail(100, "E: Unable to locate package %s (cp-hostsim: on test hosts %s is the machine's real Debian package; install it on the machine with scripts/prereqs.sh)", w.name, w.name)
+			}
+		}
 		if v, ok := hs.Packages[w.name]; ok && (w.version == "" || w.version == v) {
 			s.printf("%s is already the newest version (%s).\n", w.name, v)
 			continue

@@ -48,6 +48,32 @@ func emulatedPackages() map[string]pkgInfo {
 	}
 }
 
+// realDebian are the Debian 12 packages the packs install that test hosts
+// get for real: scripts/prereqs.sh installs them on the machine, whose
+// files every host sees through its overlay, and apt-get reports them as
+// installed from dpkg's real status. Only a state directory outside a
+// host (unit tests) emulates them, from the catalog above.
+var realDebian = map[string]bool{
+	"containerd":      true,
+	"runc":            true,
+	"wireguard-tools": true,
+}
+
+// dpkgInstalledReal returns the version of a package dpkg installed for
+// real (not recorded by the simulator).
+func (s *sim) dpkgInstalledReal(name string) (string, bool) {
+	b, err := os.ReadFile(s.path(dpkgStatusPath))
+	if err != nil {
+		return "", false
+	}
+	for _, stanza := range strings.Split(string(b), "\n\n") {
+		if strings.HasPrefix(stanza, "Package: "+name+"\n") && strings.Contains(stanza, "\nMaintainer: cp-hostsim ") {
+			return "", false
+		}
+	}
+	return s.dpkgInstalled(name)
+}
+
 var kubeRepoRE = regexp.MustCompile(`pkgs\.k8s\.io/core:/stable:/v(1\.\d+)/`)
 
 // kubePackageVersion is the version apt would pick for kubeadm, kubelet

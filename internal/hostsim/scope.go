@@ -105,7 +105,7 @@ func scope() map[string]tool {
 			{path: "is-enabled", run: (*sim).systemctlIsEnabled},
 			{path: "restart", run: (*sim).systemctlChange},
 		}},
-		"wg": {cmds: []command{
+		"wg": {real: (*sim).wgReal, cmds: []command{
 			{path: "genkey", run: (*sim).wgGenkey},
 			{path: "pubkey", run: (*sim).wgPubkey},
 			{path: "show", run: (*sim).wgShow},

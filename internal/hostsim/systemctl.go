@@ -49,6 +49,16 @@ func (s *sim) unitKnown(hs *HostState, unit string) bool {
 // unitState is what systemctl is-active prints.
 func (s *sim) unitState(hs *HostState, unit string) string {
 	svc := hs.Services[unit]
+	if unit == "containerd.service" && s.realContainerd() {
+		// The real daemon: active while its process runs.
+		switch {
+		case s.containerdPid() > 0:
+			return "active"
+		case svc != nil && svc.Active:
+			return "failed" // started, then exited
+		}
+		return "inactive"
+	}
 	if svc == nil || !svc.Active {
 		return "inactive"
 	}
@@ -198,6 +208,9 @@ func (s *sim) systemctlChange(p flags) int {
 				s.fail(0, "Removed \"/etc/systemd/system/multi-user.target.wants/%s\".", u)
 				if p.has("now") {
 					svc.Active = false
+					if u == "containerd.service" && s.realContainerd() {
+						s.stopContainerd()
+					}
 				}
 			}
 			if start {
@@ -216,6 +229,9 @@ func (s *sim) systemctlChange(p flags) int {
 
 // startCheck returns why a unit fails to start ("" if it starts).
 func (s *sim) startCheck(unit string) string {
+	if unit == "containerd.service" && s.realContainerd() {
+		return s.startContainerd()
+	}
 	if rest, ok := strings.CutPrefix(unit, "wg-quick@"); ok {
 		iface := strings.TrimSuffix(rest, ".service")
 		if _, err := os.Stat(s.path("/etc/wireguard/" + iface + ".conf")); err != nil {

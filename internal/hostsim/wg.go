@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/crypto/curve25519"
@@ -203,4 +204,21 @@ func wgEndpoint(addr, port string) string {
 		return "[" + addr + "]:" + port
 	}
 	return addr + ":" + port
+}
+
+// realWg is Debian's wg (wireguard-tools, installed on the machine by
+// scripts/prereqs.sh). The simulator's link /usr/local/bin/wg shadows it
+// only for `wg show`, which needs an interface no test host has; genkey,
+// pubkey and the rest run the real program.
+const realWg = "/usr/bin/wg"
+
+func (s *sim) wgReal(args []string) (int, bool) {
+	if s.root != "/" || (len(args) > 0 && args[0] == "show") {
+		return 0, false
+	}
+	if fi, err := os.Lstat(realWg); err != nil || !fi.Mode().IsRegular() {
+		return 0, false
+	}
+	err := syscall.Exec(realWg, append([]string{"wg"}, args...), os.Environ())
+	return s.fail(126, "cp-hostsim: exec %s: %v", realWg, err), true
 }
