@@ -67,7 +67,12 @@ done`,
 	"swapoff":    ``,
 	"crictl":     ``,
 	"ctr":        `[ "$1" != plugins ] || echo 'io.containerd.grpc.v1  cri  linux/amd64  ok'`,
-	"containerd": ``,
+	// containerd's own defaults come from Debian's real package
+	// (scripts/prereqs.sh installs it); dump reads the host's file.
+	"containerd": `case "$1 $2" in
+"config default") exec /usr/bin/containerd config default ;;
+"config dump") cat "$HOME/etc/containerd/config.toml" ;;
+esac`,
 }
 
 func newScriptHost(t *testing.T) *scriptHost {
