@@ -18,6 +18,7 @@ func TestBuiltinParamTypes(t *testing.T) {
 			"registry_host": "dns_subdomain", "registry_mirrors": "list", "mirrored_registries": "list", "wireguard_cidr": "ipv4_cidr",
 			"wireguard_port": "integer", "min_cpus": "integer", "min_memory_mb": "integer", "min_disk_gb": "integer",
 			"drain_timeout": "duration", "node_ready_timeout": "duration",
+			"etcd_snapshot_keep": "integer", "etcd_snapshot": "string", "certificate_min_days": "integer",
 		},
 		"minio": {"namespace": "dns_label", "release_name": release, "chart_version": "semver", "region": "string", "storage_size": "quantity",
 			"bucket": "dns_subdomain", "mc_image": "image"},

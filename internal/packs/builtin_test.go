@@ -25,7 +25,8 @@ func builtin(t *testing.T) *Catalog {
 func TestBuiltinPacks(t *testing.T) {
 	cat := builtin(t)
 	want := map[string][]string{
-		"kubernetes": {"add_node", "create", "delete", "relabel", "remove_node", "upgrade"},
+		"kubernetes": {"add_master", "add_node", "check_certificates", "cordon", "create", "delete", "drain", "relabel", "remove_node",
+			"renew_certificates", "repair", "restore", "snapshot", "uncordon", "upgrade"},
 		"minio":      {"install"},
 		"postgresql": {"install"},
 		"tempo":      {"install", "uninstall", "upgrade"},
