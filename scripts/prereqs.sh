@@ -22,15 +22,18 @@ case "${1:-}" in
 esac
 
 # What the test hosts, the tests and the scripts' checks use: sshd and the
-# ssh client, sudo inside the hosts, make, gcc for the race detector, git,
-# ip and the util-linux tools (unshare, mount) for the hosts' namespaces,
+# ssh client, sudo inside the hosts, make, gcc for the race detector with
+# libc6-dev, its C headers (gcc only recommends it, and a gcc without them
+# breaks every cgo build: Go turns cgo on once gcc is there), git,
+# ca-certificates for the Go module proxy and the other HTTPS fetches, ip
+# and the util-linux tools (unshare, mount) for the hosts' namespaces,
 # procps, shellcheck and jq for the pack script checks. Then the Debian
 # packages the packs install on hosts, installed here once so that every
 # test host sees their real files and programs through its overlay (and
 # the simulator's apt-get reports them installed): containerd and runc
 # (whose shipped /etc/containerd/config.toml and daemon the scripts meet),
 # wireguard-tools (wg genkey/pubkey, wg-quick strip).
-packages=(openssh-server openssh-client sudo make gcc git iproute2 util-linux procps
+packages=(openssh-server openssh-client sudo make gcc libc6-dev git ca-certificates iproute2 util-linux procps
 	containerd runc wireguard-tools shellcheck jq)
 
 installed() {
@@ -74,13 +77,18 @@ need() { # need PATH-or-command what-installs-it
 		command -v "$1" >/dev/null || problems+=("$1 ($2)")
 	fi
 }
+need_file() { # need_file PATH what-installs-it
+	[[ -f $1 ]] || problems+=("$1 ($2)")
+}
 need /usr/sbin/sshd "apt-get install -y openssh-server"
 need ssh "apt-get install -y openssh-client"
 need ssh-keygen "apt-get install -y openssh-client"
 need /usr/bin/sudo "apt-get install -y sudo"
 need make "apt-get install -y make"
 need gcc "apt-get install -y gcc"
+need_file /usr/include/stdio.h "apt-get install -y libc6-dev"
 need git "apt-get install -y git"
+need_file /etc/ssl/certs/ca-certificates.crt "apt-get install -y ca-certificates"
 need ip "apt-get install -y iproute2"
 need unshare "apt-get install -y util-linux"
 need chroot "apt-get install -y coreutils"
