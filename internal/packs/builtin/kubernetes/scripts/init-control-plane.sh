@@ -5,6 +5,14 @@
 # joining masters into $CP_OUTPUT_DIR.
 set -euo pipefail
 
+# A retry after a failed kubeadm init finds what that attempt left (static
+# Pod manifests, PKI, kubeconfigs, etcd data), which kubeadm's preflight
+# refuses; so before init, such leftovers are removed with kubeadm reset -f
+# and the clean-up kubeadm reset documents it does not do (CNI
+# configuration, iptables rules). A node whose init completed (the marker
+# /var/lib/cp/kubernetes/init-completed, or the join-token-id that only a
+# completed run writes) is never reset, whether or not its API answers now.
+
 fail() { echo "init-control-plane on ${CP_HOST:-?}: $*" >&2; exit 1; }
 # refuse NAME VALUE FORM fails quoting at most 200 characters of VALUE.
 refuse() { local v=${2:0:200}; fail "$1 \"${v//[[:cntrl:]]/?}\" is not $3"; }
@@ -23,10 +31,46 @@ trap 'rm -rf "$work"' EXIT
 umask 077
 
 ready() { kubectl --kubeconfig "$admin" get --raw=/readyz >/dev/null 2>&1; }
+state=/var/lib/cp/kubernetes
+# leftovers prints what a kubeadm init or join left on this host.
+leftovers() {
+  local p
+  for p in /etc/kubernetes/manifests/kube-apiserver.yaml /etc/kubernetes/manifests/etcd.yaml \
+    /etc/kubernetes/admin.conf /etc/kubernetes/kubelet.conf /etc/kubernetes/pki/ca.crt \
+    /var/lib/kubelet/config.yaml /var/lib/etcd/member; do
+    [[ -e "$p" ]] && printf '%s ' "$p"
+  done
+  return 0
+}
+# reset_leftovers runs kubeadm reset -f, then removes the CNI configuration
+# and the Kubernetes and CNI iptables chains, which kubeadm reset leaves
+# (as k3s-killall.sh does: everything else in the tables is restored as it
+# was, so the host's own firewall rules stay).
+reset_leftovers() {
+  echo "init-control-plane: a previous attempt left kubeadm state on $CP_HOST ($1); kubeadm reset -f before retrying"
+  kubeadm reset -f
+  rm -rf /etc/cni/net.d
+  local t
+  for t in iptables ip6tables; do
+    if command -v "$t-save" >/dev/null && command -v "$t-restore" >/dev/null; then
+      "$t-save" | { grep -v -e KUBE- -e CNI- -e cali- -e cali: -e FLANNEL -e flannel -e CILIUM || true; } | "$t-restore"
+    fi
+  done
+  if command -v ipvsadm >/dev/null; then ipvsadm --clear; fi
+}
 
+if [[ -s "$admin" ]] && ! ready; then
+  # An API server restarting answers within a minute.
+  for _ in $(seq 1 12); do ready && break; sleep 5; done
+fi
 if [[ -s "$admin" ]] && ready; then
   echo "init-control-plane: control plane already initialized on $CP_HOST"
 else
+  left=$(leftovers)
+  if [[ -e "$state/init-completed" || -e "$state/join-token-id" ]]; then
+    fail "kubeadm init completed on $CP_HOST before, but its API server does not answer /readyz; it is not reset (that would delete the cluster): see journalctl -u kubelet and crictl ps -a, or run the reset-node job to start over"
+  fi
+  [[ -z "$left" ]] || reset_leftovers "$left"
   api=$(awk '$1 == "apiVersion:" {print $2; exit}' "$CP_ARTIFACT_KUBEADM_CLUSTER_CONFIG")
   check "apiVersion of kubeadm_cluster_config" "$api" '^kubeadm\.k8s\.io/v1beta[34]$' "kubeadm.k8s.io/v1beta3 or v1beta4"
   cat >"$work/kubeadm.yaml" <<YAML
@@ -55,8 +99,9 @@ hash=$(awk '{for (i = 1; i < NF; i++) if ($i == "--discovery-token-ca-cert-hash"
 certkey=$(kubeadm init phase upload-certs --upload-certs 2>/dev/null | tail -n 1)
 [[ "$certkey" =~ ^[0-9a-f]{64}$ ]] || fail "kubeadm init phase upload-certs printed no certificate key"
 
-mkdir -p /var/lib/cp/kubernetes
-echo "${token%%.*}" >/var/lib/cp/kubernetes/join-token-id
+mkdir -p "$state"
+echo "${token%%.*}" >"$state/join-token-id"
+date -u +%Y-%m-%dT%H:%M:%SZ >"$state/init-completed"
 cp "$admin" "$CP_OUTPUT_DIR/kubeconfig.admin"
 printf '%s\n' "$token" >"$CP_OUTPUT_DIR/kubeadm.join_token"
 printf '%s\n' "$certkey" >"$CP_OUTPUT_DIR/kubeadm.certificate_key"

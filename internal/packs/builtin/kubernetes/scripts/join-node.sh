@@ -1,9 +1,18 @@
 #!/usr/bin/env bash
 # Joins this host to the cluster with kubeadm: as a control-plane node when
-# its role is master, as a worker otherwise. A host that already has a
-# kubelet.conf is left as it is. Secrets travel in a 0600 config file, never
-# on the command line.
+# its role is master, as a worker otherwise. Secrets travel in a 0600 config
+# file, never on the command line.
 set -euo pipefail
+
+# A host whose node the API server lists (asked with the node's own
+# kubelet.conf) and, for a master, that has its kube-apiserver manifest, is
+# joined and left as it is. A retry after a failed kubeadm join finds what
+# that attempt left, which kubeadm's preflight refuses: such leftovers are
+# removed with kubeadm reset -f, the CNI configuration and the Kubernetes
+# and CNI iptables chains (which kubeadm reset documents it leaves) before
+# joining again. A host is never reset when its join completed (the marker
+# /var/lib/cp/kubernetes/joined) or when the API server cannot say whether
+# its node exists (unreachable, not "not found").
 
 fail() { echo "join-node on ${CP_HOST:-?}: $*" >&2; exit 1; }
 # refuse NAME VALUE FORM fails quoting at most 200 characters of VALUE.
@@ -15,9 +24,58 @@ check() { [[ $2 =~ $3 ]] || refuse "$1" "$2" "$4"; }
 
 check host "${CP_HOST:-}" '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' "a Kubernetes node name"
 
-if [[ -s /etc/kubernetes/kubelet.conf ]]; then
-  echo "join-node: $CP_HOST already joined"
-  exit 0
+state=/var/lib/cp/kubernetes
+# leftovers prints what a kubeadm init or join left on this host.
+leftovers() {
+  local p
+  for p in /etc/kubernetes/kubelet.conf /etc/kubernetes/bootstrap-kubelet.conf /etc/kubernetes/pki/ca.crt \
+    /etc/kubernetes/manifests/kube-apiserver.yaml /etc/kubernetes/manifests/etcd.yaml \
+    /var/lib/kubelet/config.yaml /var/lib/etcd/member; do
+    [[ -e "$p" ]] && printf '%s ' "$p"
+  done
+  return 0
+}
+# reset_leftovers runs kubeadm reset -f, then removes the CNI configuration
+# and the Kubernetes and CNI iptables chains, which kubeadm reset leaves
+# (as k3s-killall.sh does: everything else in the tables is restored as it
+# was, so the host's own firewall rules stay).
+reset_leftovers() {
+  echo "join-node: a previous attempt left kubeadm state on $CP_HOST ($1); kubeadm reset -f before retrying"
+  kubeadm reset -f
+  rm -rf /etc/cni/net.d
+  local t
+  for t in iptables ip6tables; do
+    if command -v "$t-save" >/dev/null && command -v "$t-restore" >/dev/null; then
+      "$t-save" | { grep -v -e KUBE- -e CNI- -e cali- -e cali: -e FLANNEL -e flannel -e CILIUM || true; } | "$t-restore"
+    fi
+  done
+  if command -v ipvsadm >/dev/null; then ipvsadm --clear; fi
+}
+
+left=$(leftovers)
+if [[ -n "$left" ]]; then
+  registered=unknown out=""
+  if [[ -s /etc/kubernetes/kubelet.conf ]]; then
+    if out=$(kubectl --kubeconfig /etc/kubernetes/kubelet.conf get node "$CP_HOST" -o name 2>&1); then
+      registered=yes
+    elif [[ "$out" == *"(NotFound)"* ]]; then
+      registered=no
+    fi
+    out=${out//[[:cntrl:]]/ }
+  else
+    registered=no
+  fi
+  if [[ $registered == yes && ( "${CP_HOST_ROLE:-}" != master || -s /etc/kubernetes/manifests/kube-apiserver.yaml ) ]]; then
+    mkdir -p "$state"
+    [[ -e "$state/joined" ]] || date -u +%Y-%m-%dT%H:%M:%SZ >"$state/joined"
+    echo "join-node: $CP_HOST already joined"
+    exit 0
+  fi
+  [[ ! -e "$state/joined" ]] ||
+    fail "$CP_HOST joined the cluster before but its node is not registered now (${out:0:200}); it is not reset: run the reset-node job (remove_node) to start it over"
+  [[ $registered == no || $registered == yes ]] ||
+    fail "cannot tell whether $CP_HOST joined: the API server did not answer (${out:0:200}); fix its reachability and retry (a joined node is never reset)"
+  reset_leftovers "$left"
 fi
 endpoint="${CP_PARAM_CONTROL_PLANE_ENDPOINT:-${CP_FIRST_MASTER_ADDRESS:-}:6443}"
 check control_plane_endpoint "$endpoint" \
@@ -63,4 +121,6 @@ controlPlane:
 YAML
 fi
 kubeadm join --config "$work/join.yaml"
+mkdir -p "$state"
+date -u +%Y-%m-%dT%H:%M:%SZ >"$state/joined"
 echo "join-node: $CP_HOST joined as $CP_HOST_ROLE"
