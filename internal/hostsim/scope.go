@@ -70,6 +70,8 @@ func scope() map[string]tool {
 			{path: "version", flags: []string{"short"}, run: (*sim).helmVersion},
 		}},
 		"kubeadm": {cmds: []command{
+			{path: "certs check-expiration", run: (*sim).kubeadmCertsCheckExpiration},
+			{path: "certs renew all", run: (*sim).kubeadmCertsRenewAll},
 			{path: "config images list", flags: []string{"kubernetes-version="}, run: (*sim).kubeadmImagesList},
 			{path: "init", flags: []string{"config="}, run: (*sim).kubeadmInit},
 			{path: "init phase upload-certs", flags: []string{"upload-certs"}, run: (*sim).kubeadmUploadCerts},
@@ -83,6 +85,7 @@ func scope() map[string]tool {
 		}},
 		"kubectl": {global: kube, cmds: []command{
 			{path: "apply", flags: []string{"f="}, run: kubeWrite((*sim).kubectlApply)},
+			{path: "cordon", run: kubeWrite((*sim).kubectlCordon)},
 			{path: "create configmap", flags: []string{"from-file=", "dry-run=client", "o=yaml"}, run: kubeWrite((*sim).kubectlCreate)},
 			{path: "create namespace", flags: []string{"dry-run=client", "o=yaml"}, run: kubeWrite((*sim).kubectlCreate)},
 			{path: "create secret generic", flags: []string{"from-file=", "from-env-file=", "dry-run=client", "o=yaml"}, run: kubeWrite((*sim).kubectlCreate)},
