@@ -57,16 +57,19 @@ while [ $# -gt 0 ]; do
   if [ "$1" = --config ]; then cat "$2" >>"$CP_TEST_VALUES"; fi
   shift
 done`,
-	"apt-get":    ``,
-	"apt-mark":   ``,
-	"curl":       `echo '-----BEGIN PGP PUBLIC KEY BLOCK-----'`,
-	"gpg":        `cat >/dev/null`,
-	"systemctl":  ``,
-	"modprobe":   ``,
-	"sysctl":     ``,
-	"swapoff":    ``,
-	"crictl":     ``,
-	"ctr":        `[ "$1" != plugins ] || echo 'io.containerd.grpc.v1  cri  linux/amd64  ok'`,
+	"apt-get":  ``,
+	"apt-mark": ``,
+	"curl": `case " $* " in
+  *"/v2/ "*) printf 200 ;;
+  *) echo '-----BEGIN PGP PUBLIC KEY BLOCK-----' ;;
+esac`,
+	"gpg":       `cat >/dev/null`,
+	"systemctl": ``,
+	"modprobe":  ``,
+	"sysctl":    ``,
+	"swapoff":   ``,
+	"crictl":    ``,
+	"ctr":       `[ "$1" != plugins ] || echo 'io.containerd.grpc.v1  cri  linux/amd64  ok'`,
 	// containerd's own defaults come from Debian's real package
 	// (scripts/prereqs.sh installs it); dump reads the host's file.
 	"containerd": `case "$1 $2" in

@@ -14,9 +14,15 @@ version="${CP_PARAM_KUBERNETES_VERSION:-}"
 version=${version#v}
 check kubernetes_version "$version" '^1\.[0-9]{1,3}\.[0-9]{1,3}$' "a version such as 1.31.2"
 version="v$version"
-mapfile -t images < <(kubeadm config images list --kubernetes-version "$version")
-(( ${#images[@]} > 0 )) || fail "kubeadm listed no images for $version"
+# The list is taken whole first: kubeadm failing (unknown version, no
+# network for the version lookup) fails the job instead of leaving an empty
+# or partial list behind a process substitution.
+list=$(kubeadm config images list --kubernetes-version "$version") ||
+  fail "kubeadm config images list --kubernetes-version $version failed"
+mapfile -t images <<<"$list"
+[[ -n "$list" && ${#images[@]} -gt 0 ]] || fail "kubeadm listed no images for $version"
 for image in "${images[@]}"; do
   crictl inspecti "$image" >/dev/null 2>&1 || crictl pull "$image"
+  crictl inspecti "$image" >/dev/null || fail "image $image is not in containerd after crictl pull"
 done
 echo "pre-pull-images: ${#images[@]} images present on $CP_HOST"

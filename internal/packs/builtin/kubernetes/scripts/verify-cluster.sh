@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Waits until every host of the intent is a Ready node and writes a short
-# health report.
+# Waits until the API server is ready (/readyz, which includes etcd), every
+# host of the intent is a Ready node and the cluster's system workloads in
+# kube-system run (every Deployment Available, every DaemonSet ready on
+# every node it wants), and writes a short health report.
 set -euo pipefail
 
 fail() { echo "verify-cluster: $*" >&2; exit 1; }
@@ -18,5 +20,26 @@ kubectl "${kc[@]}" get --raw=/readyz >/dev/null || fail "the API server is not r
 kubectl "${kc[@]}" wait --for=condition=Ready nodes --all --timeout="$CP_PARAM_NODE_READY_TIMEOUT"
 got=$(kubectl "${kc[@]}" get nodes -o name | grep -c . || true)
 [[ "$got" == "$want" ]] || fail "$got nodes registered, the intent has $want hosts"
-kubectl "${kc[@]}" get nodes -o wide >"$CP_OUTPUT_DIR/cluster_health_report"
-echo "verify-cluster: $got of $want nodes Ready"
+kubectl "${kc[@]}" -n kube-system wait --for=condition=Available deployment --all --timeout="$CP_PARAM_NODE_READY_TIMEOUT"
+# daemonsets_ready prints every kube-system DaemonSet that is not ready on
+# all the nodes it is scheduled to, as name=ready/desired; nothing when all are.
+daemonsets_ready() {
+  local out
+  out=$(kubectl "${kc[@]}" -n kube-system get daemonsets \
+    -o jsonpath='{range .items[*]}{.metadata.name}={.status.numberReady}/{.status.desiredNumberScheduled}{"\n"}{end}') || return 1
+  awk -F'[=/]' 'NF && $2 + 0 != $3 + 0 {printf "%s ", $0}' <<<"$out"
+}
+for _ in $(seq 1 60); do
+  pending=$(daemonsets_ready) && [[ -z "$pending" ]] && break
+  sleep 5
+done
+pending=$(daemonsets_ready) || fail "cannot list the DaemonSets of kube-system"
+[[ -z "$pending" ]] || fail "kube-system DaemonSets not ready on every node: ${pending:0:200}"
+{
+  kubectl "${kc[@]}" get nodes -o wide
+  kubectl "${kc[@]}" -n kube-system get deployments \
+    -o jsonpath='{range .items[*]}deployment/{.metadata.name} {.status.availableReplicas}/{.spec.replicas}{"\n"}{end}'
+  kubectl "${kc[@]}" -n kube-system get daemonsets \
+    -o jsonpath='{range .items[*]}daemonset/{.metadata.name} {.status.numberReady}/{.status.desiredNumberScheduled}{"\n"}{end}'
+} >"$CP_OUTPUT_DIR/cluster_health_report"
+echo "verify-cluster: API ready, $got of $want nodes Ready, kube-system workloads running"
