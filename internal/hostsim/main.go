@@ -21,6 +21,11 @@ type sim struct {
 	out, err io.Writer
 	now      func() time.Time
 	st       store
+	// afterUnlock runs once the state lock is released (waiting for a
+	// real daemon that may itself run a simulated tool); a non-zero
+	// result is the exit code.
+	afterUnlock []func() int
+	containerd  *os.Process // the real daemon this invocation started
 }
 
 // Main runs the simulator: args[0]'s basename picks the tool; as

@@ -230,10 +230,12 @@ func (s *sim) stopContainerd() {
 	_ = os.Remove(containerdPidFile)
 }
 
-// startContainerd starts the real daemon with the host's config and waits
-// until it answers on its socket, as systemd waits for Type=notify. It
-// returns why it failed ("" when it runs).
-func (s *sim) startContainerd() string {
+// spawnContainerd starts the real daemon with the host's config in its
+// own session, replacing a running one, and returns why it could not
+// ("" when it started). awaitContainerd then waits, outside the state
+// lock (containerd runs modprobe, the simulator's), until it answers on
+// its socket as systemd waits for Type=notify.
+func (s *sim) spawnContainerd() string {
 	s.stopContainerd()
 	if err := os.MkdirAll(filepath.Dir(containerdPidFile), 0o711); err != nil {
 		return fmt.Sprintf("cp-hostsim: create %s: %v", filepath.Dir(containerdPidFile), err)
@@ -261,10 +263,18 @@ func (s *sim) startContainerd() string {
 	if err != nil {
 		return fmt.Sprintf("cp-hostsim: start %s: %v", realContainerdBin, err)
 	}
-	pid := proc.Pid
-	if err := os.WriteFile(containerdPidFile, []byte(strconv.Itoa(pid)+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(containerdPidFile, []byte(strconv.Itoa(proc.Pid)+"\n"), 0o644); err != nil {
 		_ = proc.Kill()
 		return fmt.Sprintf("cp-hostsim: write %s: %v", containerdPidFile, err)
+	}
+	s.containerd = proc
+	return ""
+}
+
+func (s *sim) awaitContainerd() string {
+	proc := s.containerd
+	if proc == nil {
+		return "cp-hostsim: containerd was not started"
 	}
 	// Reap the child if it exits while we wait; afterwards it belongs to
 	// init once this process ends.

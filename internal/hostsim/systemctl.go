@@ -39,8 +39,10 @@ func (s *sim) unitKnown(hs *HostState, unit string) bool {
 		}
 	}
 	for _, d := range []string{"/etc/systemd/system", "/lib/systemd/system", "/usr/lib/systemd/system"} {
-		if _, err := os.Stat(s.path(filepath.Join(d, unit))); err == nil {
-			return true
+		for _, f := range []string{unit, tmpl} { // wg-quick@wg0 from wg-quick@.service
+			if _, err := os.Stat(s.path(filepath.Join(d, f))); err == nil {
+				return true
+			}
 		}
 	}
 	return false
@@ -123,6 +125,11 @@ func (s *sim) systemctlUnits(p flags, fn func(st *State, hs *HostState, units []
 	})
 	if err != nil {
 		return s.fail(1, "cp-hostsim systemctl: %v", err)
+	}
+	for _, fn := range s.afterUnlock {
+		if c := fn(); c != 0 && code == 0 {
+			code = c
+		}
 	}
 	return code
 }
@@ -230,7 +237,15 @@ func (s *sim) systemctlChange(p flags) int {
 // startCheck returns why a unit fails to start ("" if it starts).
 func (s *sim) startCheck(unit string) string {
 	if unit == "containerd.service" && s.realContainerd() {
-		return s.startContainerd()
+		if msg := s.spawnContainerd(); msg != "" {
+			return msg
+		}
+		s.afterUnlock = append(s.afterUnlock, func() int {
+			if msg := s.awaitContainerd(); msg != "" {
+				return s.fail(1, "Job for %s failed because the control process exited with error code.\nSee \"systemctl status %s\" and \"journalctl -xeu %s\" for details.\n%s", unit, unit, unit, msg)
+			}
+			return 0
+		})
 	}
 	if rest, ok := strings.CutPrefix(unit, "wg-quick@"); ok {
 		iface := strings.TrimSuffix(rest, ".service")
