@@ -16,6 +16,7 @@ import (
 
 	"github.com/intentops/terraform-provider-cp/internal/engine"
 	"github.com/intentops/terraform-provider-cp/internal/packs"
+	"github.com/intentops/terraform-provider-cp/internal/paramtype"
 	"github.com/intentops/terraform-provider-cp/internal/planner"
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
@@ -328,7 +329,7 @@ func applicable(t *testing.T, cat *packs.Catalog, acc []accepted) []accepted {
 			}
 			read = read || inTemplate[id]
 			if !inTemplate[id] && id != "configure-registry-mirror" {
-				insert = append(insert, protocol.PatchJob{ID: id})
+				insert = append(insert, protocol.PatchJob{ID: id, Parameters: benignRequired(p, p.Jobs[id], a.target.param)})
 			}
 		}
 		if !read && len(insert) > 0 {
@@ -339,6 +340,32 @@ func applicable(t *testing.T, cat *packs.Catalog, acc []accepted) []accepted {
 		}
 		if read {
 			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// benignRequired gives the parameters a patched-in job requires, other
+// than the one under test, a valid value of their type.
+func benignRequired(p *protocol.ScenarioPack, j *protocol.Job, except string) map[string]string {
+	samples := map[string]string{paramtype.URL: "https://mirror.internal", paramtype.DNSSubdomain: "registry.internal"}
+	out := map[string]string{}
+	for k, spec := range j.Inputs.Parameters {
+		if k == except || !spec.Required {
+			continue
+		}
+		if ps, ok := p.Parameters[k]; ok && spec.Type == "" {
+			spec = ps
+		}
+		if spec.Default != "" {
+			continue
+		}
+		t := spec.Type
+		if (t == paramtype.List || t == paramtype.Map) && spec.Items != nil {
+			t = spec.Items.Type
+		}
+		if v, ok := samples[t]; ok {
+			out[k] = v
 		}
 	}
 	return out
