@@ -223,8 +223,8 @@ func (s *sim) writeControlPlaneFiles(st *State, nodeName string) error {
 		"/etc/kubernetes/super-admin.conf": superAdmin,
 		"/etc/kubernetes/pki/ca.key":       st.CA.KeyPEM,
 	}
-	for _, c := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd"} {
-		files["/etc/kubernetes/manifests/"+c+".yaml"] = fmt.Sprintf("apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\n  namespace: kube-system\nspec:\n  containers:\n  - name: %s\n    image: registry.k8s.io/%s:%s\n", c, c, c, st.API.Version)
+	for p, c := range staticPodManifests(st.API.Version) {
+		files[p] = c
 	}
 	for _, c := range []string{"controller-manager", "scheduler"} {
 		kc, err := st.CA.kubeconfig(s.now(), st.API.Endpoint, "system:kube-"+c)
@@ -239,6 +239,28 @@ func (s *sim) writeControlPlaneFiles(st *State, nodeName string) error {
 		}
 	}
 	return s.writeNodeFiles(st, nodeName)
+}
+
+// staticPodManifests are the control plane's static Pod manifests of a
+// version, by path: what kubeadm init, a control-plane join and kubeadm
+// upgrade apply or node write.
+func staticPodManifests(version string) map[string]string {
+	out := map[string]string{}
+	for _, c := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd"} {
+		out["/etc/kubernetes/manifests/"+c+".yaml"] = fmt.Sprintf("apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\n  namespace: kube-system\nspec:\n  containers:\n  - name: %s\n    image: registry.k8s.io/%s:%s\n", c, c, c, version)
+	}
+	return out
+}
+
+// writeStaticPodManifests rewrites the host's static Pod manifests for a
+// version, as kubeadm upgrade does on a control-plane node.
+func (s *sim) writeStaticPodManifests(version string) error {
+	for p, c := range staticPodManifests(version) {
+		if err := s.writeHostFile(p, c, 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeNodeFiles writes what every kubeadm-managed node has.

@@ -113,6 +113,9 @@ func (s *sim) kubeadmUpgradeApply(p flags) int {
 			return nil
 		}
 		st.API.Version = target
+		if err := s.writeStaticPodManifests(target); err != nil {
+			return err
+		}
 		s.printf("[upgrade/version] You have chosen to change the cluster version to %q\n[upgrade/versions] Cluster version: %s\n[upgrade/versions] kubeadm version: %s\n[upgrade/staticpods] Writing new Static Pod manifests to \"/etc/kubernetes/tmp\"\n[upgrade/successful] SUCCESS! Your cluster was upgraded to %q. Enjoy!\n\n[upgrade/kubelet] Now that your control plane is upgraded, please proceed with upgrading your kubelets if you haven't already done so.\n", target, target, have, target)
 		return nil
 	})
@@ -129,9 +132,13 @@ func (s *sim) kubeadmUpgradeNode(p flags) int {
 		return s.fail(1, "[preflight] Some fatal errors occurred:\n\t[ERROR IsPrivilegedUser]: user is not running as root")
 	}
 	found := false
+	version := ""
 	err := s.st.view(func(st *State) error {
 		for _, n := range st.Nodes {
 			found = found || n.Host == s.host.Host
+		}
+		if st.API != nil {
+			version = st.API.Version
 		}
 		return nil
 	})
@@ -140,6 +147,15 @@ func (s *sim) kubeadmUpgradeNode(p flags) int {
 	}
 	if !found {
 		return s.fail(1, "error execution phase preflight: couldn't create a Kubernetes client from file \"/etc/kubernetes/kubelet.conf\": failed to load admin kubeconfig: open /etc/kubernetes/kubelet.conf: no such file or directory")
+	}
+	if s.exists("/etc/kubernetes/manifests/kube-apiserver.yaml") && version != "" {
+		// A control-plane node: its static Pods move to the cluster's
+		// version (kubeadm-config's, which upgrade apply set).
+		if err := s.writeStaticPodManifests(version); err != nil {
+			return s.fail(1, "cp-hostsim kubeadm upgrade: %v", err)
+		}
+		s.printf("[upgrade] Reading configuration from the cluster...\n[preflight] Running pre-flight checks\n[upgrade/staticpods] Writing new Static Pod manifests to \"/etc/kubernetes/tmp\"\n[upgrade] The control plane instance for this node was successfully updated!\n[upgrade] The configuration for this node was successfully updated!\n")
+		return 0
 	}
 	s.printf("[upgrade] Reading configuration from the cluster...\n[preflight] Running pre-flight checks\n[upgrade] Skipping phase. Not a control plane node.\n[upgrade] Backing up kubelet config file to /etc/kubernetes/tmp/kubeadm-kubelet-config.yaml\n[kubelet-start] Writing kubelet configuration to file \"/var/lib/kubelet/config.yaml\"\n[upgrade] The configuration for this node was successfully updated!\n[upgrade] Now you should go ahead and upgrade the kubelet package using your package manager.\n")
 	return 0

@@ -272,10 +272,6 @@ func (s *sim) kubectlDelete(st *State, p flags) int {
 // kubectlGet prints nodes or stored objects, or answers --raw.
 func (s *sim) kubectlGet(st *State, p flags) int {
 	if raw := p.get("raw"); raw != "" {
-		if raw == "/version" {
-			s.printf("{\n  \"major\": \"1\",\n  \"minor\": \"%d\",\n  \"gitVersion\": \"%s\"\n}", minor(st.API.Version), st.API.Version)
-			return 0
-		}
 		s.printf("ok")
 		return 0
 	}

@@ -158,10 +158,18 @@ var aptKeyURLs = []*regexp.Regexp{
 	regexp.MustCompile(`^https://packages\.buildkite\.com/(helm-linux/helm-debian)/gpgkey$`),
 }
 
+// registryProbeURL is a container registry's API root (OCI distribution:
+// GET /v2/ answers 200, or 401 when it wants a token), which
+// validate-credentials reaches over TLS or HTTP.
+var registryProbeURL = regexp.MustCompile(`^https?://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?/v2/$`)
+
 // curlReal hands curl to the real program unless it fetches one of the
-// apt repository keys the builtin scripts download.
+// apt repository keys the builtin scripts download or probes a registry.
 func (s *sim) curlReal(args []string) (int, bool) {
 	for _, a := range args {
+		if registryProbeURL.MatchString(a) {
+			return 0, false
+		}
 		for _, re := range aptKeyURLs {
 			if re.MatchString(a) {
 				return 0, false
@@ -177,6 +185,9 @@ func (s *sim) curlReal(args []string) (int, bool) {
 // -f); -s hides errors unless -S shows them.
 func (s *sim) curl(p flags) int {
 	u := p.arg(0)
+	if registryProbeURL.MatchString(u) && len(p.pos) == 1 {
+		return s.curlRegistryProbe(p, u)
+	}
 	var key []string
 	for _, re := range aptKeyURLs {
 		if m := re.FindStringSubmatch(u); m != nil {
@@ -245,4 +256,23 @@ func crc24(data []byte) uint32 {
 		}
 	}
 	return crc & 0xFFFFFF
+}
+
+// curlRegistryProbe is curl -sS [--max-time N] -o /dev/null -w '%{http_code}'
+// REGISTRY/v2/: the registry answers 200 (its status code on stdout, exit
+// 0, as curl without -f does for any HTTP answer) unless the host cannot
+// resolve names (exit 6).
+func (s *sim) curlRegistryProbe(p flags, u string) int {
+	if p.get("o") != "/dev/null" || p.get("w") != "%{http_code}" {
+		return s.notEmulated("curl", "(a registry probe without -o /dev/null -w %{http_code})")
+	}
+	if broken, _ := s.resolveBroken(); broken {
+		if !p.has("s") || p.has("S") {
+			s.fail(6, "curl: (6) Could not resolve host: %s", repoHost(u))
+		}
+		s.printf("000")
+		return 6
+	}
+	s.printf("200")
+	return 0
 }

@@ -57,7 +57,7 @@ func scope() map[string]tool {
 			{path: "version", run: (*sim).ctrVersion},
 		}},
 		"curl": {bundles: true, real: (*sim).curlReal, cmds: []command{
-			{path: "", flags: []string{"f", "s", "S", "L"}, run: (*sim).curl},
+			{path: "", flags: []string{"f", "s", "S", "L", "o=/dev/null", "w=%{http_code}", "max-time="}, run: (*sim).curl},
 		}},
 		"getent": {real: (*sim).getentReal, cmds: []command{
 			{path: "hosts", run: (*sim).getentHosts},
@@ -91,7 +91,7 @@ func scope() map[string]tool {
 			{path: "create secret generic", flags: []string{"from-file=", "from-env-file=", "dry-run=client", "o=yaml"}, run: kubeWrite((*sim).kubectlCreate)},
 			{path: "delete", flags: []string{"ignore-not-found"}, run: kubeWrite((*sim).kubectlDelete)},
 			{path: "drain", flags: []string{"ignore-daemonsets", "delete-emptydir-data", "timeout="}, run: kubeWrite((*sim).kubectlDrain)},
-			{path: "get", flags: []string{"o=json|name|wide|jsonpath=*", "l=", "raw=/readyz|/version"}, run: kubeRead((*sim).kubectlGet)},
+			{path: "get", flags: []string{"o=json|name|wide|jsonpath=*", "l=", "raw=/readyz"}, run: kubeRead((*sim).kubectlGet)},
 			{path: "label", flags: []string{"overwrite"}, run: kubeWrite((*sim).kubectlLabel)},
 			{path: "taint", flags: []string{"overwrite"}, run: kubeWrite((*sim).kubectlTaint)},
 			{path: "uncordon", run: kubeWrite((*sim).kubectlUncordon)},

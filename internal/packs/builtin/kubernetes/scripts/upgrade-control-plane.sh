@@ -4,6 +4,17 @@
 # the others, then kubelet and kubectl with the node drained.
 set -euo pipefail
 
+# What this master runs is read from the master itself: its API server's
+# version is the image tag in its own static Pod manifest, never the answer
+# of whichever API server the load balancer picks (an old one, mid-upgrade,
+# would make every later master look done or not ready). Whether the first
+# master has upgraded the cluster is kubeadm-config's kubernetesVersion,
+# which kubeadm upgrade apply sets and kubeadm upgrade node follows: it is
+# stored in etcd, so every API server gives the same answer. kubeadm
+# upgrades one minor at a time and never down ("Skipping MINOR versions
+# when upgrading is unsupported"), so a version more than one minor above
+# this master's, or below it, is refused before anything changes.
+
 fail() { echo "upgrade-control-plane on ${CP_HOST:-?}: $*" >&2; exit 1; }
 # refuse NAME VALUE FORM fails quoting at most 200 characters of VALUE.
 refuse() { local v=${2:0:200}; fail "$1 \"${v//[[:cntrl:]]/?}\" is not $3"; }
@@ -20,9 +31,36 @@ check node_ready_timeout "${CP_PARAM_NODE_READY_TIMEOUT:-}" '^[+]?(([0-9]{1,15}(
 
 export DEBIAN_FRONTEND=noninteractive
 kc=(--kubeconfig /etc/kubernetes/admin.conf)
+manifest=/etc/kubernetes/manifests/kube-apiserver.yaml
+version_re='^v1\.([0-9]{1,3})\.([0-9]{1,3})$'
 kubelet_version() { kubectl "${kc[@]}" get node "$CP_HOST" -o jsonpath='{.status.nodeInfo.kubeletVersion}'; }
-if [[ "$(kubelet_version)" == "v$version" ]]; then
-  echo "upgrade-control-plane: $CP_HOST already runs v$version"
+# local_version prints the tag of the kube-apiserver image of this master's
+# static Pod manifest: the version its own API server runs.
+local_version() {
+  [[ -s "$manifest" ]] || fail "$manifest is missing: $CP_HOST is not a control-plane node kubeadm set up"
+  sed -n 's/^[[:space:]-]*image:[[:space:]]*[^[:space:]]*kube-apiserver:\(v[0-9.]*\)[[:space:]]*$/\1/p' "$manifest" | head -n 1
+}
+# cluster_version prints kubeadm-config's kubernetesVersion.
+cluster_version() {
+  kubectl "${kc[@]}" -n kube-system get configmap kubeadm-config -o jsonpath='{.data.ClusterConfiguration}' |
+    awk '$1 == "kubernetesVersion:" {gsub(/"/, "", $2); print $2; exit}'
+}
+
+mine=$(local_version)
+[[ "$mine" =~ $version_re ]] ||
+  fail "cannot read the version of this master's API server from the image of $manifest (got \"${mine:0:80}\")"
+have_minor=$((10#${BASH_REMATCH[1]})) have_patch=$((10#${BASH_REMATCH[2]}))
+[[ "v$version" =~ $version_re ]]
+want_minor=$((10#${BASH_REMATCH[1]})) want_patch=$((10#${BASH_REMATCH[2]}))
+if (( want_minor < have_minor || (want_minor == have_minor && want_patch < have_patch) )); then
+  fail "the API server of $CP_HOST runs $mine; kubernetes_version $version is a downgrade, which kubeadm upgrade does not do"
+fi
+if (( want_minor > have_minor + 1 )); then
+  fail "the API server of $CP_HOST runs $mine; kubeadm upgrades one minor version at a time, so upgrade to 1.$((have_minor + 1)).x first, then to $version"
+fi
+kubelet=$(kubelet_version)
+if [[ "$mine" == "v$version" && "$kubelet" == "v$version" ]]; then
+  echo "upgrade-control-plane: $CP_HOST already runs v$version (API server and kubelet)"
   exit 0
 fi
 
@@ -36,12 +74,18 @@ fi
 apt-get update
 apt-get install -y --allow-change-held-packages "kubeadm=$version-*"
 
-if [[ "$CP_HOST" == "$CP_FIRST_MASTER" ]]; then
-  kubeadm upgrade apply -y "v$version"
-else
-  server=$(kubectl "${kc[@]}" get --raw=/version | awk -F'"' '/"gitVersion"/ {print $4}')
-  [[ "$server" == "v$version" ]] || fail "the cluster runs $server; upgrade the first master $CP_FIRST_MASTER first"
-  kubeadm upgrade node
+if [[ "$mine" != "v$version" ]]; then
+  if [[ "$CP_HOST" == "$CP_FIRST_MASTER" ]]; then
+    kubeadm upgrade apply -y "v$version"
+  else
+    cluster=$(cluster_version)
+    [[ "$cluster" == "v$version" ]] ||
+      fail "kubeadm-config says the cluster is at ${cluster:0:80}, not v$version: the first master $CP_FIRST_MASTER runs kubeadm upgrade apply first"
+    kubeadm upgrade node
+  fi
+  mine=$(local_version)
+  [[ "$mine" == "v$version" ]] ||
+    fail "after kubeadm upgrade the API server manifest of $CP_HOST names ${mine:0:80}, not v$version; see /etc/kubernetes/tmp and journalctl -u kubelet"
 fi
 
 kubectl "${kc[@]}" drain "$CP_HOST" --ignore-daemonsets --delete-emptydir-data --timeout="$CP_PARAM_DRAIN_TIMEOUT"
@@ -51,4 +95,4 @@ systemctl daemon-reload
 systemctl restart kubelet
 kubectl "${kc[@]}" uncordon "$CP_HOST"
 kubectl "${kc[@]}" wait --for=condition=Ready "node/$CP_HOST" --timeout="$CP_PARAM_NODE_READY_TIMEOUT"
-echo "upgrade-control-plane: $CP_HOST runs $(kubelet_version)"
+echo "upgrade-control-plane: $CP_HOST runs $(kubelet_version), its API server $(local_version)"

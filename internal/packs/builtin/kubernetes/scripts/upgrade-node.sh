@@ -6,6 +6,11 @@
 # node's own credentials (/etc/kubernetes/kubelet.conf).
 set -euo pipefail
 
+# Version skew: the control plane goes first (kubeadm-config, which nodes
+# may read, names kubernetes_version once kubeadm upgrade apply ran), and a
+# kubelet moves one minor at a time and never down, as kubeadm upgrades do;
+# anything else is refused before a package changes.
+
 fail() { echo "upgrade-node on ${CP_HOST:-?}: $*" >&2; exit 1; }
 # refuse NAME VALUE FORM fails quoting at most 200 characters of VALUE.
 refuse() { local v=${2:0:200}; fail "$1 \"${v//[[:cntrl:]]/?}\" is not $3"; }
@@ -22,10 +27,26 @@ check node_ready_timeout "${CP_PARAM_NODE_READY_TIMEOUT:-}" '^[+]?(([0-9]{1,15}(
 export DEBIAN_FRONTEND=noninteractive
 kc=(--kubeconfig /etc/kubernetes/kubelet.conf)
 kubelet_version() { kubectl "${kc[@]}" get node "$CP_HOST" -o jsonpath='{.status.nodeInfo.kubeletVersion}'; }
-if [[ "$(kubelet_version)" == "v$version" ]]; then
+have=$(kubelet_version)
+if [[ "$have" == "v$version" ]]; then
   echo "upgrade-node: $CP_HOST already runs v$version"
   exit 0
 fi
+version_re='^v1\.([0-9]{1,3})\.([0-9]{1,3})$'
+[[ "$have" =~ $version_re ]] || fail "the API server reports kubelet version \"${have:0:80}\" for node $CP_HOST; is it registered?"
+have_minor=$((10#${BASH_REMATCH[1]})) have_patch=$((10#${BASH_REMATCH[2]}))
+[[ "v$version" =~ $version_re ]]
+want_minor=$((10#${BASH_REMATCH[1]})) want_patch=$((10#${BASH_REMATCH[2]}))
+if (( want_minor < have_minor || (want_minor == have_minor && want_patch < have_patch) )); then
+  fail "the kubelet of $CP_HOST runs $have; kubernetes_version $version is a downgrade, which kubeadm upgrade does not do"
+fi
+if (( want_minor > have_minor + 1 )); then
+  fail "the kubelet of $CP_HOST runs $have; nodes upgrade one minor version at a time, so upgrade to 1.$((have_minor + 1)).x first, then to $version"
+fi
+cluster=$(kubectl "${kc[@]}" -n kube-system get configmap kubeadm-config -o jsonpath='{.data.ClusterConfiguration}' |
+  awk '$1 == "kubernetesVersion:" {gsub(/"/, "", $2); print $2; exit}')
+[[ "$cluster" == "v$version" ]] ||
+  fail "kubeadm-config says the control plane is at ${cluster:0:80}, not v$version: upgrade the masters first (a kubelet must not be newer than its API server)"
 
 repo="https://pkgs.k8s.io/core:/stable:/v$(cut -d. -f1,2 <<<"$version")/deb/"
 keyring=/etc/apt/keyrings/kubernetes-apt-keyring.gpg
