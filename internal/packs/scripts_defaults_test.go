@@ -42,7 +42,7 @@ func TestScriptsAcceptPackDefaults(t *testing.T) {
 			env: hosts, rewrite: []string{"/var/lib/cp"},
 			check: func(t *testing.T, h *scriptHost) {
 				want := "cluster_name=prod-eu\ncni=calico\ncontainer_runtime=containerd\ncontrol_plane_endpoint=10.0.0.10:6443\nhosts=2\n" +
-					"kubernetes_version=1.31.2\nmasters=1\npod_cidr=10.244.0.0/16\nservice_cidr=10.96.0.0/12\nstorage=longhorn\n"
+					"kubernetes_version=1.34.2\nmasters=1\npod_cidr=10.244.0.0/16\nservice_cidr=10.96.0.0/12\nstorage=longhorn\n"
 				if got := h.read("/var/lib/cp/kubernetes/normalized_parameters"); got != want {
 					t.Errorf("normalized_parameters = %q, want %q", got, want)
 				}
@@ -79,8 +79,8 @@ func TestScriptsAcceptPackDefaults(t *testing.T) {
 			rewrite: []string{"/etc/modules-load.d", "/etc/sysctl.d", "/etc/fstab", "/etc/containerd", "/etc/crictl.yaml", "/etc/apt"}},
 		{script: "kubernetes/scripts/pre-pull-images.sh", pack: "kubernetes",
 			check: func(t *testing.T, h *scriptHost) {
-				if calls := h.log(h.calls); !strings.Contains(calls, "kubeadm config images list --kubernetes-version v1.31.2") {
-					t.Errorf("no image list for v1.31.2:\n%s", calls)
+				if calls := h.log(h.calls); !strings.Contains(calls, "kubeadm config images list --kubernetes-version v1.34.2") {
+					t.Errorf("no image list for v1.34.2:\n%s", calls)
 				}
 			}},
 		{script: "kubernetes/scripts/join-node.sh", pack: "kubernetes", env: hosts,

@@ -151,11 +151,11 @@ func TestInstallKubernetesPackagesSourceLine(t *testing.T) {
 	}
 	h := host(t)
 	succeeded(t, h.run(script, packEnv(t, "kubernetes", map[string]string{"storage": "none"}), "/etc/apt"))
-	want := "deb [signed-by=" + h.root + "/etc/apt/keyrings/kubernetes-apt-keyring.gpg] https://pkgs.k8s.io/core:/stable:/v1.31/deb/ /\n"
+	want := "deb [signed-by=" + h.root + "/etc/apt/keyrings/kubernetes-apt-keyring.gpg] https://pkgs.k8s.io/core:/stable:/v1.34/deb/ /\n"
 	if got := h.read("/etc/apt/sources.list.d/kubernetes.list"); got != want {
 		t.Errorf("kubernetes.list = %q, want %q", got, want)
 	}
-	if calls := h.log(h.calls); !strings.Contains(calls, "apt-get install -y --allow-change-held-packages kubeadm=1.31.2-* kubelet=1.31.2-* kubectl=1.31.2-*") {
+	if calls := h.log(h.calls); !strings.Contains(calls, "apt-get install -y --allow-change-held-packages kubeadm=1.34.2-* kubelet=1.34.2-* kubectl=1.34.2-*") {
 		t.Errorf("apt-get install of the pinned packages missing from:\n%s", calls)
 	}
 
@@ -178,7 +178,7 @@ func TestRenderKubeadmConfigKeys(t *testing.T) {
 	want := `apiVersion: kubeadm.k8s.io/v1beta4
 kind: ClusterConfiguration
 clusterName: "prod-eu"
-kubernetesVersion: "v1.31.2"
+kubernetesVersion: "v1.34.2"
 controlPlaneEndpoint: "10.0.0.10:6443"
 networking:
   podSubnet: "10.244.0.0/16"
