@@ -173,10 +173,12 @@ func TestPreflightFailures(t *testing.T) {
 	e.must("master-1", "sysctl", "-w", "net.ipv4.ip_forward=1")
 	e.fails("master-1", "[ERROR CRI]: container runtime is not running", "kubeadm", "init")
 	contains(t, e.runAs("master-1", "1000", "", "kubeadm", "init"), "[ERROR IsPrivilegedUser]")
-	// containerd.io ships a config with CRI disabled.
-	e.must("master-1", "apt-get", "install", "-y", "containerd.io")
+	// A config that disables the CRI plugin (as Docker's containerd.io ships).
+	e.must("master-1", "apt-get", "install", "-y", "containerd")
+	e.write("master-1", "/etc/containerd/config.toml", "disabled_plugins = [\"cri\"]\n")
+	e.must("master-1", "systemctl", "restart", "containerd")
 	e.fails("master-1", "unknown service runtime.v1.RuntimeService", "kubeadm", "init")
-	e.write("master-1", "/etc/containerd/config.toml", e.must("master-1", "containerd", "config", "default").out)
+	e.write("master-1", "/etc/containerd/config.toml", "version = 2\n")
 	e.must("master-1", "systemctl", "restart", "containerd")
 	e.must("master-1", "kubeadm", "init")
 	e.fails("master-1", "[ERROR Port-6443]", "kubeadm", "init")

@@ -1,9 +1,9 @@
 // Package hostsim is the host simulator: one multi-call program (cp-hostsim)
 // that stands in, inside test hosts, for the tools that cannot run on the
-// test machine — kubeadm, kubectl, crictl, ctr, containerd, helm,
-// systemctl, apt-get, sysctl, modprobe, swapoff and wg — and for the parts
-// of getent and curl that need the internet (registry names, apt
-// repository keys). It dispatches on the basename of argv[0], through the
+// test machine — kubeadm, kubectl, crictl, helm, systemctl, apt-get,
+// sysctl, modprobe, swapoff and wg show — and for the parts of getent and
+// curl that need the internet (registry names, apt repository keys).
+// containerd, ctr, runc and the rest of wg are Debian's real programs. It dispatches on the basename of argv[0], through the
 // table of scope.go: what the builtin packs run, and nothing else.
 //
 // The hosts of one simulated cluster share a JSON state file (guarded by

@@ -154,23 +154,6 @@ func TestGetentAndCurl(t *testing.T) {
 	e.must("w", "curl", "-fsSL", "https://pkgs.k8s.io/core:/stable:/v1.31/deb/Release.key")
 }
 
-func TestCtr(t *testing.T) {
-	e := newEnv(t)
-	e.must("w", "apt-get", "install", "-y", "containerd")
-	contains(t, e.must("w", "ctr", "version"), "Server:")
-	contains(t, e.runAs("w", "1000", "", "ctr", "version"), "permission denied")
-	if r := e.must("w", "ctr", "plugins", "ls"); !strings.Contains(r.out, "io.containerd.grpc.v1") || !strings.Contains(r.out, " cri ") {
-		t.Fatalf("ctr plugins ls lacks cri:\n%s", r.out)
-	}
-	e.write("w", "/etc/containerd/config.toml", "disabled_plugins = [\"cri\"]\n")
-	e.must("w", "systemctl", "restart", "containerd")
-	if r := e.must("w", "ctr", "plugins", "ls"); strings.Contains(r.out, " cri ") {
-		t.Fatalf("cri listed although disabled:\n%s", r.out)
-	}
-	e.must("w", "systemctl", "disable", "--now", "containerd")
-	e.fails("w", "failed to dial", "ctr", "version")
-}
-
 // ConfigMaps from files, an explicit --kubeconfig, and drain's refusal of
 // pods with emptyDir volumes unless --delete-emptydir-data.
 func TestKubectlConfigMapsAndDrain(t *testing.T) {

@@ -27,14 +27,11 @@ const (
 
 // emulatedPackages are the packages whose programs the simulator provides.
 func emulatedPackages() map[string]pkgInfo {
-	ctrd := pkgInfo{version: containerdVersion + "-1", bins: []string{"/usr/bin/containerd", "/usr/bin/ctr"}, units: []string{"containerd.service"}, deps: []string{"runc"}}
-	ctrdIO := ctrd
-	ctrdIO.deps = nil
-	// Docker's containerd.io ships a config with the CRI plugin disabled.
-	ctrdIO.files = map[string]string{"/etc/containerd/config.toml": "#   Copyright 2018-2022 Docker Inc.\n\ndisabled_plugins = [\"cri\"]\n"}
+	// containerd's programs are Debian's real ones on test hosts (see
+	// realDebian); outside a host it is only its unit.
+	ctrd := pkgInfo{version: containerdVersion + "-1", units: []string{"containerd.service"}, deps: []string{"runc"}}
 	return map[string]pkgInfo{
 		"containerd":      ctrd,
-		"containerd.io":   ctrdIO,
 		"cri-tools":       {version: crictlVersion + "-1.1", bins: []string{"/usr/bin/crictl"}},
 		"helm":            {version: helmVersion + "-1", bins: []string{"/usr/bin/helm"}},
 		"kubeadm":         {bins: []string{"/usr/bin/kubeadm"}, deps: []string{"cri-tools", "kubernetes-cni"}},

@@ -45,9 +45,7 @@ func (s *sim) criDown(hs *HostState) string {
 	const sock = "unix:///var/run/containerd/containerd.sock"
 	svc := hs.Services["containerd.service"]
 	if _, ok := hs.Packages["containerd"]; !ok && !s.realContainerd() {
-		if _, ok := hs.Packages["containerd.io"]; !ok {
-			svc = nil
-		}
+		svc = nil
 	}
 	if svc == nil || s.unitState(hs, "containerd.service") != "active" {
 		return fmt.Sprintf(`time="%s" level=fatal msg="validate service connection: validate CRI v1 runtime API for endpoint \"%s\": rpc error: code = Unavailable desc = connection error: desc = \"transport: Error while dialing: dial unix /var/run/containerd/containerd.sock: connect: no such file or directory\""`, s.now().UTC().Format("2006-01-02T15:04:05Z07:00"), sock)

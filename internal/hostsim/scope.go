@@ -45,16 +45,9 @@ func scope() map[string]tool {
 			{path: "install", flags: []string{"y", "allow-change-held-packages"}, run: (*sim).aptInstall},
 			{path: "update", run: (*sim).aptUpdate},
 		}},
-		"containerd": {cmds: []command{
-			{path: "config default", run: (*sim).containerdConfigDefault},
-		}},
 		"crictl": {cmds: []command{
 			{path: "inspecti", run: (*sim).crictlInspecti},
 			{path: "pull", run: (*sim).crictlPull},
-		}},
-		"ctr": {cmds: []command{
-			{path: "plugins ls", run: (*sim).ctrPlugins},
-			{path: "version", run: (*sim).ctrVersion},
 		}},
 		"curl": {bundles: true, real: (*sim).curlReal, cmds: []command{
 			{path: "", flags: []string{"f", "s", "S", "L", "o=/dev/null", "w=%{http_code}", "max-time="}, run: (*sim).curl},
