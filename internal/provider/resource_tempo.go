@@ -58,8 +58,7 @@ type tempoModel struct {
 
 func (t *tempoModel) scenario() *scenarioModel {
 	s := &scenarioModel{
-		ID: t.ID, Pack: types.StringValue("tempo"), Version: t.Version, Action: types.StringValue("install"),
-		DestroyAction: types.StringValue("uninstall"), Name: t.Name, Environment: t.Environment, ClusterHandle: t.ClusterHandle,
+		ID: t.ID, Pack: types.StringValue("tempo"), Version: t.Version, Name: t.Name, Environment: t.Environment, ClusterHandle: t.ClusterHandle,
 		Parameters: t.Parameters, Candidates: t.Candidates, Customizations: t.Customizations, PlanPatches: t.PlanPatches,
 		Approvals: t.Approvals, Interventions: t.Interventions, SSH: t.SSH, Timeouts: t.Timeouts,
 		IntentComputed: t.IntentComputed,
