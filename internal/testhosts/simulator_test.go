@@ -14,7 +14,9 @@ func TestSimulatorThroughSSH(t *testing.T) {
 	c := Require(t, Options{Names: []string{"sim-master", "sim-worker"}, Simulator: true, SimulatorCluster: "demo"})
 	m, _ := c.Host("sim-master")
 	w, _ := c.Host("sim-worker")
-	prep := "command -v kubeadm && exit 9; sudo apt-get install -y containerd kubeadm kubelet kubectl >/dev/null && sudo sysctl -w net.ipv4.ip_forward=1 >/dev/null && systemctl is-active containerd"
+	// containerd is Debian's real package, installed on the machine (so
+	// apt-get finds it installed): the host starts its real daemon.
+	prep := "command -v kubeadm && exit 9; sudo apt-get install -y containerd kubeadm kubelet kubectl >/dev/null && sudo sysctl -w net.ipv4.ip_forward=1 >/dev/null && sudo systemctl enable --now containerd 2>/dev/null && systemctl is-active containerd"
 	for _, h := range []Host{m, w} {
 		if out, err := runSSH(t, h, prep); err != nil || strings.TrimSpace(out) != "active" {
 			t.Fatalf("prepare %s: %v\n%s", h.Name, err, out)
