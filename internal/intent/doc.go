@@ -1,4 +1,20 @@
-// Package intent checks the inputs of an intent before anything runs:
+// Package intent is the intent core in plain Go, which the provider (or a
+// CLI, an MCP server, a controller) drives:
+//
+//   - Spec is an intent every resource converts its model into, and
+//     Spec.Request / Compose / ComposeAll plan its changes; the pack's
+//     template kinds (create, day2, destroy) decide what applies to each
+//     (customizations, plan patches by PatchesFor, capabilities already
+//     bound by Bound) and which action a destroy runs (DestroyAction);
+//   - ClusterChanges computes a cluster's operations from its prior and
+//     next intent (remove_node, add_node, relabel, upgrade, in that
+//     order), with the parts OpID names each operation by, so a failed
+//     apply resumes the same operation;
+//   - Handle is what a resource hands to others (Encode, DecodeHandle);
+//   - Exports, Provided and Candidates are the capabilities a resource
+//     offers, from its pack's provides with {placeholders} substituted.
+//
+// It also checks the inputs of an intent before anything runs:
 // hosts (names, addresses, ports, labels, taints, roles), cluster
 // settings (name, version against the pack's range, CIDRs and their
 // overlaps, registry mirrors), pack references (version, action,
