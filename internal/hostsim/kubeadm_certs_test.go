@@ -57,7 +57,7 @@ func TestKubeadmCertsCheckExpirationAndRenew(t *testing.T) {
 	if got := left(r, "admin.conf"); got != "9d" && got != "10d" {
 		t.Errorf("aged admin.conf: residual %s, want about 10d", got)
 	}
-	if want := issued.Add(365 * 24 * time.Hour).UTC().Format("Jan 02, 2006 15:04 UTC"); !regexp.MustCompile(`(?m)^admin\.conf +`+regexp.QuoteMeta(want)).MatchString(r.out) {
+	if want := issued.Add(365 * 24 * time.Hour).UTC().Format("Jan 02, 2006 15:04 UTC"); !regexp.MustCompile(`(?m)^admin\.conf +` + regexp.QuoteMeta(want)).MatchString(r.out) {
 		t.Errorf("aged admin.conf does not expire on %s:\n%s", want, r.out)
 	}
 	// An empty kubeconfig holds no certificate: refused.
