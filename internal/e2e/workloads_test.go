@@ -139,8 +139,10 @@ func (e *env) workloads(step func(string, func(*testing.T)), hosts []protocol.Ho
 			t.Fatalf("postgresql in dev plans sub-operations %+v", c.Plan.SubOps)
 		}
 		res := e.runCompleted(c.Plan, engine.RunInput{Artifacts: inputArtifacts(kc)})
-		if r := e.simState().Releases["postgresql/postgresql"]; r == nil || r.Status != "deployed" {
-			t.Errorf("release postgresql = %+v", r)
+		// The official image as a StatefulSet, no Helm release (Bitnami's
+		// images moved to a legacy repository in 2025).
+		if st := e.simState(); len(findObjects(st, "StatefulSet", "postgresql", "postgresql")) != 1 || st.Releases["postgresql/postgresql"] != nil {
+			t.Errorf("want the StatefulSet postgresql/postgresql and no Helm release; releases %v", st.Releases)
 		}
 		conn := artifact(t, res.Artifacts, "postgresql.connection")
 		if !strings.Contains(conn.Value, "host=postgresql.postgresql.svc") {

@@ -111,8 +111,8 @@ func TestConfigureBackupsScopedUser(t *testing.T) {
 			}
 
 			docs := yamlDocs(t, applied)
-			if len(docs) != 3 {
-				t.Fatalf("applied %d documents, want the user Job, the bucket check Job and the CronJob:\n%s", len(docs), applied)
+			if len(docs) != 5 {
+				t.Fatalf("applied %d documents, want the user Job, the bucket check Job, the CronJob, the backup now and the restore check:\n%s", len(docs), applied)
 			}
 			userJob, bucketJob, cron := docs[0], docs[1], docs[2]
 			if dig(userJob, "metadata", "namespace") != "minio" || dig(userJob, "metadata", "name") != "s3-user-"+user {
@@ -229,8 +229,8 @@ func TestConfigureBackupsIssuedCredentials(t *testing.T) {
 		t.Errorf("without an admin API: calls\n%s\napplied\n%s", calls, applied)
 	}
 	docs := yamlDocs(t, applied)
-	if len(docs) != 2 {
-		t.Fatalf("applied %d documents, want the bucket check Job and the CronJob", len(docs))
+	if len(docs) != 4 {
+		t.Fatalf("applied %d documents, want the bucket check Job, the CronJob, the backup now and the restore check", len(docs))
 	}
 	c := dig(docs[0], "spec", "template", "spec", "containers", 0).(map[string]any)
 	if e := containerEnv(c); e["MC_HOST_s3"] != "https://$(AWS_ACCESS_KEY_ID):$(AWS_SECRET_ACCESS_KEY)@s3.eu-central-1.amazonaws.com" {

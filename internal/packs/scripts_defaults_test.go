@@ -131,10 +131,17 @@ func TestScriptsAcceptPackDefaults(t *testing.T) {
 		{script: "minio/scripts/verify-minio.sh", pack: "minio", arts: kubeconfig},
 		{script: "postgresql/scripts/deploy-postgresql.sh", pack: "postgresql", arts: kubeconfig,
 			check: func(t *testing.T, h *scriptHost) {
-				docs := yamlDocs(t, h.log(h.values))
-				if len(docs) != 1 || dig(docs[0], "auth", "database") != "app" || dig(docs[0], "auth", "username") != "app" ||
-					dig(docs[0], "primary", "persistence", "size") != "20Gi" {
-					t.Errorf("values = %v", docs)
+				docs := yamlDocs(t, h.log(h.stdin))
+				var sts map[string]any
+				for _, d := range docs {
+					if d["kind"] == "StatefulSet" {
+						sts = d
+					}
+				}
+				c := dig(sts, "spec", "template", "spec", "containers", 0).(map[string]any)
+				if env := containerEnv(c); c["image"] != "postgres:17.6-bookworm" || env["APP_DATABASE"] != "app" || env["APP_USER"] != "app" ||
+					dig(sts, "spec", "volumeClaimTemplates", 0, "spec", "resources", "requests", "storage") != "20Gi" {
+					t.Errorf("StatefulSet = %v", sts)
 				}
 				if got, want := h.log(h.path("/.out/postgresql.credentials")), "PGUSER=app\nPGPASSWORD=secret\n"; got != want {
 					t.Errorf("credentials = %q, want %q", got, want)
@@ -152,8 +159,8 @@ func TestScriptsAcceptPackDefaults(t *testing.T) {
 				"object_storage.s3.credentials": "AWS_ACCESS_KEY_ID=k\nAWS_SECRET_ACCESS_KEY=s\n"}),
 			check: func(t *testing.T, h *scriptHost) {
 				docs := yamlDocs(t, h.log(h.stdin))
-				if len(docs) != 2 || docs[1]["kind"] != "CronJob" || dig(docs[1], "spec", "schedule") != "@daily" {
-					t.Errorf("applied = %v, want the bucket check Job and a CronJob on @daily", docs)
+				if len(docs) != 4 || docs[1]["kind"] != "CronJob" || dig(docs[1], "spec", "schedule") != "@daily" {
+					t.Errorf("applied = %v, want the bucket check Job, a CronJob on @daily, the backup now and the restore check", docs)
 				}
 			}},
 		{script: "kubernetes/scripts/verify-node-ready.sh", pack: "kubernetes", params: map[string]string{"node_ready_timeout": "1h30m"},

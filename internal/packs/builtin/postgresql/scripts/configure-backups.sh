@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Schedules a nightly pg_dump uploaded to S3 when object storage is bound
-# (the S3 artifacts are present); removes the schedule and its
-# credentials otherwise.
+# (the S3 artifacts are present), takes one backup now and restores the
+# latest backup into a scratch database to prove backups restore; removes
+# the schedule, its Jobs and its credentials otherwise.
 set -euo pipefail
 
 # Backups get S3 credentials of their own, in the Secret
@@ -47,6 +48,8 @@ ns=$CP_PARAM_NAMESPACE
 if [[ -z "${CP_ARTIFACT_OBJECT_STORAGE_S3_ENDPOINT:-}" || -z "${CP_ARTIFACT_OBJECT_STORAGE_S3_CREDENTIALS:-}" ]]; then
   kubectl "${kc[@]}" -n "$ns" delete cronjob postgresql-backup --ignore-not-found
   kubectl "${kc[@]}" -n "$ns" delete job postgresql-backup-bucket --ignore-not-found
+  kubectl "${kc[@]}" -n "$ns" delete job postgresql-backup-now --ignore-not-found
+  kubectl "${kc[@]}" -n "$ns" delete job postgresql-restore-check --ignore-not-found
   kubectl "${kc[@]}" -n "$ns" delete secret postgresql-backup-s3 --ignore-not-found
   echo "configure-backups: no object storage bound; backups disabled"
   exit 0
@@ -232,6 +235,45 @@ spec:
 YAML
 kubectl "${kc[@]}" -n "$ns" wait --for=condition=complete job/postgresql-backup-bucket --timeout=5m
 
+# The backup Pod: pg_dump of the server's own image (postgres_image, the
+# server's major version: pg_dump refuses a newer server), then an upload
+# named by its UTC time, so the latest dump sorts last.
+backup_pod() {
+  local indent=$1
+  sed "s/^/$indent/" <<YAML
+restartPolicy: OnFailure
+volumes:
+  - {name: dump, emptyDir: {}}
+initContainers:
+  - name: dump
+    image: "$CP_PARAM_POSTGRES_IMAGE"
+    env:
+      - {name: PGHOST, value: "$CP_PARAM_RELEASE_NAME.$ns.svc"}
+      - {name: PGUSER, value: postgres}
+      - {name: PGDATABASE, value: "$CP_PARAM_DATABASE"}
+      - name: PGPASSWORD
+        valueFrom: {secretKeyRef: {name: postgresql-auth, key: postgres-password}}
+    command: ["/bin/sh", "-c", "pg_dump -Fc -f /dump/db.dump"]
+    volumeMounts:
+      - {name: dump, mountPath: /dump}
+containers:
+  - name: upload
+    image: "$CP_PARAM_MC_IMAGE"
+    env:
+      - name: AWS_ACCESS_KEY_ID
+        valueFrom: {secretKeyRef: {name: postgresql-backup-s3, key: AWS_ACCESS_KEY_ID}}
+      - name: AWS_SECRET_ACCESS_KEY
+        valueFrom: {secretKeyRef: {name: postgresql-backup-s3, key: AWS_SECRET_ACCESS_KEY}}
+      - {name: MC_HOST_s3, value: "$scheme://\$(AWS_ACCESS_KEY_ID):\$(AWS_SECRET_ACCESS_KEY)@$hostport"}
+      - {name: BUCKET, value: "$bucket"}
+    command: ["/bin/sh", "-c"]
+    args:
+      - mc cp /dump/db.dump "s3/\$BUCKET/\$(date -u +%Y%m%dT%H%M%SZ).dump"
+    volumeMounts:
+      - {name: dump, mountPath: /dump}
+YAML
+}
+
 kubectl "${kc[@]}" apply -f - <<YAML
 apiVersion: batch/v1
 kind: CronJob
@@ -246,35 +288,76 @@ spec:
       backoffLimit: 2
       template:
         spec:
-          restartPolicy: OnFailure
-          volumes:
-            - {name: dump, emptyDir: {}}
-          initContainers:
-            - name: dump
-              image: "$CP_PARAM_POSTGRES_IMAGE"
-              env:
-                - {name: PGHOST, value: "$CP_PARAM_RELEASE_NAME.$ns.svc"}
-                - {name: PGUSER, value: postgres}
-                - {name: PGDATABASE, value: "$CP_PARAM_DATABASE"}
-                - name: PGPASSWORD
-                  valueFrom: {secretKeyRef: {name: postgresql-auth, key: postgres-password}}
-              command: ["/bin/sh", "-c", "pg_dump -Fc -f /dump/db.dump"]
-              volumeMounts:
-                - {name: dump, mountPath: /dump}
-          containers:
-            - name: upload
-              image: "$CP_PARAM_MC_IMAGE"
-              env:
-                - name: AWS_ACCESS_KEY_ID
-                  valueFrom: {secretKeyRef: {name: postgresql-backup-s3, key: AWS_ACCESS_KEY_ID}}
-                - name: AWS_SECRET_ACCESS_KEY
-                  valueFrom: {secretKeyRef: {name: postgresql-backup-s3, key: AWS_SECRET_ACCESS_KEY}}
-                - {name: MC_HOST_s3, value: "$scheme://\$(AWS_ACCESS_KEY_ID):\$(AWS_SECRET_ACCESS_KEY)@$hostport"}
-                - {name: BUCKET, value: "$bucket"}
-              command: ["/bin/sh", "-c"]
-              args:
-                - mc cp /dump/db.dump "s3/\$BUCKET/\$(date +%Y%m%dT%H%M%S).dump"
-              volumeMounts:
-                - {name: dump, mountPath: /dump}
+$(backup_pod "          ")
 YAML
+
+# A backup now, so there is one to restore; then the restore check: the
+# latest dump in the bucket is restored into a scratch database with
+# pg_restore (the server's image), which is dropped again. Its Job's
+# success is the evidence that backups restore, not that a schedule exists.
+kubectl "${kc[@]}" -n "$ns" delete job postgresql-backup-now --ignore-not-found
+kubectl "${kc[@]}" apply -f - <<YAML
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: postgresql-backup-now
+  namespace: "$ns"
+spec:
+  backoffLimit: 2
+  template:
+    spec:
+$(backup_pod "      ")
+YAML
+kubectl "${kc[@]}" -n "$ns" wait --for=condition=complete job/postgresql-backup-now --timeout=10m
+kubectl "${kc[@]}" -n "$ns" delete job postgresql-restore-check --ignore-not-found
+kubectl "${kc[@]}" apply -f - <<YAML
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: postgresql-restore-check
+  namespace: "$ns"
+spec:
+  backoffLimit: 2
+  template:
+    spec:
+      restartPolicy: OnFailure
+      volumes:
+        - {name: dump, emptyDir: {}}
+      initContainers:
+        - name: fetch-latest
+          image: "$CP_PARAM_MC_IMAGE"
+          env:
+            - name: AWS_ACCESS_KEY_ID
+              valueFrom: {secretKeyRef: {name: postgresql-backup-s3, key: AWS_ACCESS_KEY_ID}}
+            - name: AWS_SECRET_ACCESS_KEY
+              valueFrom: {secretKeyRef: {name: postgresql-backup-s3, key: AWS_SECRET_ACCESS_KEY}}
+            - {name: MC_HOST_s3, value: "$scheme://\$(AWS_ACCESS_KEY_ID):\$(AWS_SECRET_ACCESS_KEY)@$hostport"}
+            - {name: BUCKET, value: "$bucket"}
+          command: ["/bin/sh", "-c"]
+          args:
+            - >-
+              latest=\$(mc find "s3/\$BUCKET" --name '*.dump' | sort | tail -n 1) &&
+              [ -n "\$latest" ] && mc cp "\$latest" /dump/latest.dump
+          volumeMounts:
+            - {name: dump, mountPath: /dump}
+      containers:
+        - name: restore
+          image: "$CP_PARAM_POSTGRES_IMAGE"
+          env:
+            - {name: PGHOST, value: "$CP_PARAM_RELEASE_NAME.$ns.svc"}
+            - {name: PGUSER, value: postgres}
+            - {name: PGDATABASE, value: postgres}
+            - name: PGPASSWORD
+              valueFrom: {secretKeyRef: {name: postgresql-auth, key: postgres-password}}
+          command: ["/bin/sh", "-c"]
+          args:
+            - >-
+              pg_restore --list /dump/latest.dump >/dev/null &&
+              dropdb --if-exists cp_restore_check && createdb cp_restore_check &&
+              pg_restore --exit-on-error --no-owner --no-privileges -d cp_restore_check /dump/latest.dump &&
+              dropdb cp_restore_check
+          volumeMounts:
+            - {name: dump, mountPath: /dump}
+YAML
+kubectl "${kc[@]}" -n "$ns" wait --for=condition=complete job/postgresql-restore-check --timeout=10m
 echo "configure-backups: pg_dump to $endpoint/$bucket on \"$CP_PARAM_BACKUP_SCHEDULE\" with $how"
