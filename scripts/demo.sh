@@ -21,14 +21,36 @@ fi
 # `make demo` ran this before building; run directly, the script checks too.
 "$root/scripts/prereqs.sh" --check
 
+# The hosts' sshd port: 22 on their loopback addresses, unless something
+# listens on port 22 of every address, as the machine's own sshd does once
+# openssh-server is installed on a machine that starts services (its
+# wildcard listener takes 22 on 127.0.0.N too); then 2222. DEMO_SSH_PORT
+# sets it.
+demo_port() {
+	local port=${DEMO_SSH_PORT:-}
+	if [[ -z $port ]]; then
+		port=22
+		if ss -Hltn 'sport = :22' | awk '{print $4}' | grep -qxE '(0\.0\.0\.0|\*|\[::\]):22'; then
+			port=2222
+			echo "== port 22 is taken on every address (this machine's sshd): the test hosts listen on $port" >&2
+		fi
+	fi
+	if [[ ! $port =~ ^[1-9][0-9]{0,4}$ ]] || ((port > 65535)); then
+		echo "DEMO_SSH_PORT must be a port number between 1 and 65535, not $(printf '%q' "$port")" >&2
+		return 1
+	fi
+	echo "$port"
+}
+
 case "${1:-up}" in
 up)
+	port=$(demo_port)
 	go build -o "$testhosts" ./cmd/cp-testhosts
 	if [[ -f "$hosts/ready.json" ]]; then
 		"$testhosts" down -dir "$hosts" >/dev/null 2>&1 || true
 	fi
 	echo "== starting 8 test hosts (master-1..3, worker-1..5) in $hosts"
-	"$testhosts" up -dir "$hosts" -simulator -cluster prod-k8s \
+	"$testhosts" up -dir "$hosts" -simulator -cluster prod-k8s -port "$port" \
 		-names master-1,master-2,master-3,worker-1,worker-2,worker-3,worker-4,worker-5 >"$demo.hosts.json"
 	mkdir -p "$work"
 	cp -r examples/quickstart/. "$work/"
@@ -45,7 +67,7 @@ up)
 	echo "== outputs"
 	"$tofu" output -no-color
 	echo
-	echo "The hosts keep running: ssh -i $hosts/id_ed25519 -o UserKnownHostsFile=$hosts/known_hosts cp@<address>"
+	echo "The hosts keep running: ssh -p $port -i $hosts/id_ed25519 -o UserKnownHostsFile=$hosts/known_hosts cp@<address>"
 	echo "Stop them with: make demo-down"
 	;;
 down)

@@ -47,6 +47,12 @@ variable "ssh_private_key_file" {
   default = "~/.ssh/id_ed25519"
 }
 
+variable "ssh_port" {
+  description = "SSH port of every host."
+  type        = number
+  default     = 22
+}
+
 variable "ssh_known_hosts_file" {
   type    = string
   default = "~/.ssh/known_hosts"
@@ -56,6 +62,7 @@ provider "cp" {
   environment = "prod"
   ssh = {
     user             = var.ssh_user
+    port             = var.ssh_port
     private_key_file = var.ssh_private_key_file
     known_hosts_file = var.ssh_known_hosts_file
   }
