@@ -38,6 +38,11 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err := checkPrerequisites(); err != nil {
 		return nil, err
 	}
+	if opts.Simulator {
+		if err := checkRealPackages(); err != nil {
+			return nil, err
+		}
+	}
 	dir := opts.Dir
 	if dir == "" {
 		if err := os.MkdirAll("/var/tmp/cp-testhosts", 0o755); err != nil {

@@ -39,3 +39,26 @@ func checkPrerequisites() error {
 	}
 	return nil
 }
+
+// realPackages are the Debian packages the packs install that simulator
+// hosts get for real from the machine (see internal/hostsim/README.md),
+// by a program each ships.
+var realPackages = []struct{ pkg, program string }{
+	{"containerd", "/usr/bin/containerd"},
+	{"runc", "/usr/bin/runc"},
+	{"wireguard-tools", "/usr/bin/wg"},
+}
+
+// checkRealPackages says which of realPackages the machine lacks.
+func checkRealPackages() error {
+	var missing []string
+	for _, p := range realPackages {
+		if _, err := os.Stat(p.program); err != nil {
+			missing = append(missing, p.pkg)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%w: simulator hosts use the machine's real Debian packages %s, which are not installed; run scripts/prereqs.sh (or apt-get install -y %s)", ErrUnavailable, strings.Join(missing, ", "), strings.Join(missing, " "))
+	}
+	return nil
+}
