@@ -18,6 +18,9 @@
 #   FRESH_MODCACHE=download an empty module cache: every module comes from
 #                        the Go module proxy `go env GOPROXY` names
 #   FRESH_KEEP=1         keep the root afterwards (its mounts are undone)
+#   FRESH_REUSE=dir      run again in a directory FRESH_KEEP=1 kept, with
+#                        the repository copy refreshed from HEAD and what it
+#                        built kept: for working on a failure, not the check
 #
 # The Debian mirror is the one this machine's apt sources use for the
 # release; GOPROXY, GOFLAGS, GOTOOLCHAIN and the other module settings are
@@ -102,7 +105,16 @@ if ! mirror=$(debian_mirror); then
 	exit 1
 fi
 
-work=$(mktemp -d "$parent/cp-fresh-machine.XXXXXX")
+reuse=${FRESH_REUSE:-}
+if [[ -n $reuse ]]; then
+	if [[ ! -d $reuse/root/root/cp ]]; then
+		echo "fresh-machine: FRESH_REUSE $(printf '%q' "$reuse") is not a directory FRESH_KEEP=1 kept" >&2
+		exit 2
+	fi
+	work=$(cd "$reuse" && pwd)
+else
+	work=$(mktemp -d "$parent/cp-fresh-machine.XXXXXX")
+fi
 root="$work/root"
 log="$work/demo.log"
 mounted=() # mount points, in the order they were made
@@ -138,7 +150,7 @@ cleanup() {
 	done
 	if grep -qF " $work" /proc/self/mountinfo; then
 		echo "fresh-machine: mounts remain under $work; not removing it" >&2
-	elif [[ ${FRESH_KEEP:-} == 1 ]]; then
+	elif [[ ${FRESH_KEEP:-} == 1 || -n $reuse ]]; then
 		echo "fresh-machine: kept $work (log: $log)" >&2
 	else
 		rm -rf --one-file-system "$work"
@@ -150,35 +162,41 @@ chroot_env=()
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-if [[ $(stat -f -c %T "$work") == overlayfs ]]; then
-	echo "== $work is on overlayfs: making the root on a tmpfs instead" >&2
-	mnt "$work" -t tmpfs -o size=16g,mode=0755 tmpfs
-	mkdir -p "$work/root"
-fi
-
-t_boot=$EPOCHREALTIME
-echo "== debootstrap $suite into $root (mirror from this machine's apt sources)" >&2
-debootstrap "$suite" "$root" "$mirror" >"$work/debootstrap.log" 2>&1 || {
-	tail -n 20 "$work/debootstrap.log" >&2
-	echo "fresh-machine: debootstrap failed; the log is $work/debootstrap.log" >&2
-	exit 1
-}
-t_booted=$EPOCHREALTIME
-
-# It is the machine the issue describes: none of these is there yet.
-for absent in /usr/sbin/sshd /usr/bin/sudo /usr/bin/make /usr/bin/gcc; do
-	if [[ -e $root$absent ]]; then
-		echo "fresh-machine: the new root already has $absent; it is not the fresh machine this check needs" >&2
-		exit 1
+if [[ -n $reuse ]]; then
+	t_boot=$EPOCHREALTIME t_booted=$EPOCHREALTIME
+	echo "== reusing $root (FRESH_REUSE): not a fresh machine" >&2
+else
+	if [[ $(stat -f -c %T "$work") == overlayfs ]]; then
+		echo "== $work is on overlayfs: making the root on a tmpfs instead" >&2
+		mnt "$work" -t tmpfs -o size=16g,mode=0755 tmpfs
+		mkdir -p "$work/root"
 	fi
-done
-echo "== fresh root: no sshd, no sudo, no make, no gcc" >&2
-
-cp -a /usr/local/go "$root/usr/local/go"
+	t_boot=$EPOCHREALTIME
+	echo "== debootstrap $suite into $root (mirror from this machine's apt sources)" >&2
+	debootstrap "$suite" "$root" "$mirror" >"$work/debootstrap.log" 2>&1 || {
+		tail -n 20 "$work/debootstrap.log" >&2
+		echo "fresh-machine: debootstrap failed; the log is $work/debootstrap.log" >&2
+		exit 1
+	}
+	t_booted=$EPOCHREALTIME
+	# It is the machine the issue describes: none of these is there yet.
+	for absent in /usr/sbin/sshd /usr/bin/sudo /usr/bin/make /usr/bin/gcc; do
+		if [[ -e $root$absent ]]; then
+			echo "fresh-machine: the new root already has $absent; it is not the fresh machine this check needs" >&2
+			exit 1
+		fi
+	done
+	echo "== fresh root: no sshd, no sudo, no make, no gcc" >&2
+	cp -a /usr/local/go "$root/usr/local/go"
+fi
 mkdir -p "$root/root/cp"
 git -C "$repo" archive HEAD | tar -x -C "$root/root/cp"
 commit=$(git -C "$repo" rev-parse --short HEAD)
 
+# On a machine, / is a mount point; a directory chrooted into is not, and
+# the test hosts' `unshare --propagation private` (mount --make-rprivate /)
+# then fails with EINVAL. A bind mount of the root onto itself makes it one.
+mnt "$root" --bind "$root"
 mnt "$root/proc" -t proc proc
 mnt "$root/sys" --rbind /sys
 mount --make-rslave "$root/sys"
@@ -218,6 +236,7 @@ for v in http_proxy https_proxy no_proxy HTTP_PROXY HTTPS_PROXY NO_PROXY; do
 done
 
 echo "== in the root, as root, no stdin: ./scripts/prereqs.sh && make demo" >&2
+: >"$log"
 t0=$EPOCHREALTIME
 set +e
 chroot "$root" /usr/bin/env -i "${chroot_env[@]}" \
@@ -234,7 +253,7 @@ t_end=$EPOCHREALTIME
 # the next phase found starts (the last one at the end of the run).
 report() {
 	awk -v t0="$t0" -v tend="$t_end" -v tboot="$t_boot" -v tbooted="$t_booted" \
-		-v rc="$rc" -v commit="$commit" -v modcache="$modcache_note" '
+		-v rc="$rc" -v commit="$commit" -v what="$([[ -n $reuse ]] && echo "REUSED root (FRESH_REUSE, not the fresh-machine check)" || echo "fresh Debian 12 root")" -v modcache="$modcache_note" '
 		BEGIN {
 			n = split("prereqs: ok|opentofu/cmd/tofu|-o [^ ]*/bin/terraform-provider-cp|^\\./scripts/demo\\.sh up|^== starting [0-9]+ test hosts|^== tofu plan|^== tofu apply|^== a second plan", re, "|")
 			split("make demo: prereqs check|tofu build (make tofu)|provider build|test-host tools build (cp-testhosts)|hosts up (+ tfvars)|tofu plan|tofu apply|second plan + outputs", name, "|")
@@ -245,7 +264,7 @@ report() {
 			for (i = 1; i <= n; i++) if (at[i] == "" && $0 ~ re[i]) { at[i] = t; break }
 		}
 		END {
-			printf "\nfresh Debian 12 root, commit %s, make demo exit %d\n", commit, rc
+			printf "\n%s, commit %s, make demo exit %d\n", what, commit, rc
 			printf "  %-40s %8.1f s   (not part of make demo)\n", "debootstrap (default variant)", tbooted - tboot
 			printf "  %-40s %8s\n", "Go module cache", modcache
 			start = t0; label = "package install (scripts/prereqs.sh)"
