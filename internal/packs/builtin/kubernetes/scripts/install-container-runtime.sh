@@ -1,14 +1,10 @@
 #!/usr/bin/env bash
-# Installs containerd from the distribution and writes its configuration
-# from containerd's own defaults (`containerd config default`), whatever
-# file the package shipped (Debian 12's keeps the cgroupfs driver and
-# looks for CNI plugins in /usr/lib/cni): the runc runtime on the systemd
-# cgroup driver, the CNI plugins in /opt/cni/bin with their configuration
-# in /etc/cni/net.d (where kubernetes-cni and the CNI manifests put them),
-# and registry hosts read from /etc/containerd/certs.d. It knows config
-# version 2 (containerd 1.6/1.7) and 3 (containerd 2.x), checks the file it
-# wrote and then what containerd loads (`containerd config dump`), and
-# points crictl at containerd's socket.
+# Installs containerd and writes its config from `containerd config
+# default`, replacing the package's file (Debian 12's has the cgroupfs
+# driver and CNI in /usr/lib/cni): runc on the systemd cgroup driver, CNI
+# in /opt/cni/bin and /etc/cni/net.d, registry hosts from certs.d; config
+# version 2 (containerd 1.6/1.7) or 3 (2.x); checked in the file and in
+# `containerd config dump`. Points crictl at containerd's socket.
 set -euo pipefail
 
 fail() { echo "install-container-runtime on ${CP_HOST:-?}: $*" >&2; exit 1; }
