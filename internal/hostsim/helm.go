@@ -60,6 +60,7 @@ func (s *sim) helmUpgrade(st *State, p flags) int {
 	if msg := s.chartError(st, firstNonEmpty(p.get("repo"), chart)); msg != "" {
 		return s.fail(1, "Error: %s", msg)
 	}
+	storageClass := ""
 	for _, f := range p.all("values") {
 		b, err := s.readHostFile(f)
 		if err != nil {
@@ -68,6 +69,9 @@ func (s *sim) helmUpgrade(st *State, p flags) int {
 		var m map[string]any
 		if err := yaml.Unmarshal(b, &m); err != nil {
 			return s.fail(1, "Error: failed to parse %s: error converting YAML to JSON: %v", f, err)
+		}
+		if sc, ok := asMap(m["persistence"])["storageClass"].(string); ok {
+			storageClass = sc
 		}
 	}
 	for _, set := range p.all("set") {
@@ -95,7 +99,8 @@ func (s *sim) helmUpgrade(st *State, p flags) int {
 		st.Namespaces = append(st.Namespaces, ns)
 		sort.Strings(st.Namespaces)
 	}
-	rel := &Release{Name: name, Namespace: ns, Chart: chart, Version: p.get("version"), Revision: 1, Status: "deployed", Updated: s.now()}
+	rel := &Release{Name: name, Namespace: ns, Chart: chart, Version: p.get("version"), Revision: 1, Status: "deployed", Updated: s.now(),
+		StorageClass: storageClass}
 	if exists {
 		rel.Revision = r.Revision + 1
 	}

@@ -46,6 +46,7 @@ var resTypes = []resType{
 	{"daemonsets", "daemonset", "DaemonSet", "apps", "v1", true},
 	{"deployments", "deployment", "Deployment", "apps", "v1", true},
 	{"jobs", "job", "Job", "batch", "v1", true},
+	{"persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", "", "v1", true},
 	{"secrets", "secret", "Secret", "", "v1", true},
 	{"serviceaccounts", "serviceaccount", "ServiceAccount", "", "v1", true},
 	{"services", "service", "Service", "", "v1", true},
@@ -397,6 +398,17 @@ func (s *sim) objectStatus(st *State, o *Object) map[string]any {
 				cond("Complete", "True", "CompletionsReached", "Reached expected number of succeeded pods")}}
 	case "CronJob":
 		return map[string]any{}
+	case "PersistentVolumeClaim":
+		// Bound when the StorageClass it names exists or, naming none,
+		// when the cluster has a StorageClass (the simulated Longhorn is
+		// the default, as its chart makes it); Pending otherwise.
+		want, _ := spec["storageClassName"].(string)
+		for _, c := range s.objects(st) {
+			if c.Kind == "StorageClass" && (want == "" || c.Name == want) {
+				return map[string]any{"phase": "Bound", "accessModes": spec["accessModes"]}
+			}
+		}
+		return map[string]any{"phase": "Pending"}
 	}
 	return nil
 }
@@ -587,7 +599,12 @@ func releaseObjects(r *Release, now time.Time) []*Object {
 	case "postgresql":
 		out = []*Object{workload("StatefulSet", full, "primary", false), service(full, 5432), service(full+"-hl", 5432)}
 	case "minio":
-		out = []*Object{workload("Deployment", full, "", false), service(full, 9000), service(full+"-console", 9001)}
+		claim := map[string]any{"accessModes": []any{"ReadWriteOnce"}}
+		if r.StorageClass != "" {
+			claim["storageClassName"] = r.StorageClass
+		}
+		out = []*Object{workload("Deployment", full, "", false), service(full, 9000), service(full+"-console", 9001),
+			{APIVersion: "v1", Kind: "PersistentVolumeClaim", Namespace: r.Namespace, Name: full, Labels: labels(""), Body: map[string]any{"spec": claim}}}
 	default:
 		out = []*Object{workload("Deployment", full, "", false), service(full, 80)}
 	}

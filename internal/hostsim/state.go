@@ -69,6 +69,9 @@ type Release struct {
 	Revision  int       `json:"revision"`
 	Status    string    `json:"status"`
 	Updated   time.Time `json:"updated"`
+	// StorageClass is the values' persistence.storageClass, which the
+	// release's volume claims name ("" for the cluster's default).
+	StorageClass string `json:"storageClass,omitempty"`
 }
 
 // Token is a kubeadm bootstrap token.

@@ -44,6 +44,7 @@ var stubs = map[string]string{
   *" -f - "*) cat >>"$CP_TEST_STDIN"; echo '---' >>"$CP_TEST_STDIN" ;;
   *"{.data.password}"*) printf '%s' c2VjcmV0 ;;
   *"{.status.readyReplicas}"*) printf 1 ;;
+  *" get persistentvolumeclaim "*) printf Bound ;;
 esac`,
 	"helm": `while [ $# -gt 0 ]; do
   if [ "$1" = --values ]; then cat "$2" >>"$CP_TEST_VALUES"; fi

@@ -26,10 +26,19 @@ check chart_version "${CP_PARAM_CHART_VERSION:-}" '^v?[0-9]{1,9}\.[0-9]{1,9}\.[0
   "a chart version such as 5.3.0"
 check region "${CP_PARAM_REGION:-}" '^[a-z0-9-]{1,32}$' "an S3 region such as us-east-1"
 check storage_size "${CP_PARAM_STORAGE_SIZE:-}" '^[0-9]{1,12}(\.[0-9]{1,6})?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$' \
-  "a Kubernetes quantity such as 500Gi"
+  "a Kubernetes quantity such as 10Gi"
+storage_class=${CP_PARAM_STORAGE_CLASS:-}
+[[ -z "$storage_class" ]] || check storage_class "$storage_class" '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' "a StorageClass name such as longhorn"
 
 kc=(--kubeconfig "$CP_ARTIFACT_KUBECONFIG_ADMIN")
 ns=$CP_PARAM_NAMESPACE
+# A volume claim naming no StorageClass binds only through the cluster's
+# default one; without it, or with a named one that does not exist, the
+# claim stays Pending and MinIO never starts: say so before installing.
+if [[ -n "$storage_class" ]]; then
+  kubectl "${kc[@]}" get storageclass "$storage_class" -o name >/dev/null ||
+    fail "StorageClass $storage_class (storage_class) does not exist; name one of kubectl get storageclass"
+fi
 release=$CP_PARAM_RELEASE_NAME
 rand() { head -c "$1" /dev/urandom | od -An -tx1 | tr -d ' \n'; }
 
@@ -52,10 +61,14 @@ fi
 cat >"$work/values.yaml" <<YAML
 mode: standalone
 replicas: 1
+fullnameOverride: "$release"
 existingSecret: minio-root
 extraSecret: minio-kms
 persistence:
   size: "$CP_PARAM_STORAGE_SIZE"
+YAML
+[[ -z "$storage_class" ]] || printf '  storageClass: "%s"\n' "$storage_class" >>"$work/values.yaml"
+cat >>"$work/values.yaml" <<YAML
 resources:
   requests:
     memory: 1Gi
@@ -64,6 +77,10 @@ environment:
 YAML
 helm upgrade --install "$release" minio --repo https://charts.min.io/ --version "$CP_PARAM_CHART_VERSION" \
   --namespace "$ns" --values "$work/values.yaml" "${kc[@]}" --wait --timeout 10m
+
+phase=$(kubectl "${kc[@]}" -n "$ns" get persistentvolumeclaim "$release" -o jsonpath='{.status.phase}')
+[[ "$phase" == Bound ]] ||
+  fail "the data volume claim $ns/$release is ${phase:-absent}, not Bound; set storage_class to an existing StorageClass or give the cluster a default one"
 
 printf 'S3_ADMIN_API=minio\nS3_ADMIN_NAMESPACE=%s\nS3_ADMIN_SECRET=minio-root\n' "$ns" \
   >"$CP_OUTPUT_DIR/object_storage.s3.credentials"
