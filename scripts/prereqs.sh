@@ -32,9 +32,10 @@ esac
 # test host sees their real files and programs through its overlay (and
 # the simulator's apt-get reports them installed): containerd and runc
 # (whose shipped /etc/containerd/config.toml and daemon the scripts meet),
-# wireguard-tools (wg genkey/pubkey, wg-quick strip).
+# wireguard-tools (wg genkey/pubkey, wg-quick strip), gpg (the kubernetes
+# pack's apt keyrings: gpg --dearmor, which runs for real on the hosts).
 packages=(openssh-server openssh-client sudo make gcc libc6-dev git ca-certificates iproute2 util-linux procps
-	containerd runc wireguard-tools shellcheck jq)
+	containerd runc wireguard-tools gpg shellcheck jq)
 
 installed() {
 	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
@@ -99,6 +100,7 @@ need jq "apt-get install -y jq"
 need /usr/bin/containerd "apt-get install -y containerd"
 need /usr/bin/runc "apt-get install -y runc"
 need /usr/bin/wg "apt-get install -y wireguard-tools"
+need /usr/bin/gpg "apt-get install -y gpg"
 
 # Go: on PATH (or the official tarball's /usr/local/go) and at least the
 # version go.mod names, since no toolchain can be downloaded here.

@@ -80,7 +80,7 @@ func (s prereqStubs) run(t *testing.T, args ...string) (int, string, string) {
 	return 0, out.String(), errOut.String()
 }
 
-var allPackages = []string{"openssh-server", "openssh-client", "sudo", "make", "gcc", "libc6-dev", "git", "ca-certificates", "iproute2", "util-linux", "procps", "containerd", "runc", "wireguard-tools", "shellcheck", "jq"}
+var allPackages = []string{"openssh-server", "openssh-client", "sudo", "make", "gcc", "libc6-dev", "git", "ca-certificates", "iproute2", "util-linux", "procps", "containerd", "runc", "wireguard-tools", "gpg", "shellcheck", "jq"}
 
 // skipWithoutHostTools skips where the real commands the script checks
 // after installing (sshd, sudo, ...) are absent: the stubs fake only the
@@ -130,7 +130,7 @@ func TestPrereqsCheckOnlyInstallsNothing(t *testing.T) {
 	if code != 1 || out != "" || s.aptLog(t) != "" {
 		t.Fatalf("got: exit %d stdout %q apt-get %q want: exit 1, no apt-get", code, out, s.aptLog(t))
 	}
-	if !strings.Contains(errOut, "missing packages: openssh-server openssh-client sudo gcc libc6-dev ca-certificates iproute2 util-linux procps containerd runc wireguard-tools shellcheck jq") {
+	if !strings.Contains(errOut, "missing packages: openssh-server openssh-client sudo gcc libc6-dev ca-certificates iproute2 util-linux procps containerd runc wireguard-tools gpg shellcheck jq") {
 		t.Errorf("stderr: %q", errOut)
 	}
 }
