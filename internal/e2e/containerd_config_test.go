@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/intentops/terraform-provider-cp/internal/engine"
 	"github.com/intentops/terraform-provider-cp/internal/planner"
@@ -81,7 +82,9 @@ func TestDebianContainerdConfiguration(t *testing.T) {
 	if got := strings.TrimSpace(e.sudo(t, "master-1", "systemctl is-active containerd")); got != "failed" {
 		t.Errorf("systemctl is-active containerd = %q after the daemon was killed, want failed", got)
 	}
+	start := time.Now()
 	e.sudo(t, "master-1", "systemctl restart containerd")
+	t.Logf("systemctl restart containerd (the real daemon, until it answers): %s", time.Since(start).Round(time.Millisecond))
 	if got := strings.TrimSpace(e.sudo(t, "master-1", "systemctl is-active containerd")); got != "active" {
 		t.Errorf("systemctl is-active containerd = %q after restart, want active", got)
 	}
