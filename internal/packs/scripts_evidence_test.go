@@ -151,3 +151,34 @@ func TestValidateCredentialsReachesRegistries(t *testing.T) {
 	h.stub("curl", `printf 404`)
 	refused(t, h, h.run(script, packEnv(t, "kubernetes", nil), "/var/lib/cp"), "answered HTTP 404")
 }
+
+// TestUninstallTempoNeedsAnAnswer: Tempo counts as removed only when helm
+// says the release is not found; an unreachable cluster fails the
+// uninstall and its evidence.
+func TestUninstallTempoNeedsAnAnswer(t *testing.T) {
+	const script, file = "tempo/scripts/uninstall-tempo.sh", "tempo/jobs/uninstall-tempo.yaml"
+	arts := map[string]string{"kubeconfig.admin": "apiVersion: v1\n"}
+	h := newScriptHost(t)
+	h.stub("helm", `echo 'Error: Kubernetes cluster unreachable: Get "https://10.0.0.10:6443/version": dial tcp 10.0.0.10:6443: connect: connection refused' >&2; exit 1`)
+	env := h.artifactEnv(packEnv(t, "tempo", nil), arts)
+	refused(t, h, h.run(script, env), "cannot tell whether release tempo exists")
+	if ok, got := h.evidence(file, "release_absent", env); ok {
+		t.Errorf("release_absent holds (%q) while the cluster is unreachable", got)
+	}
+	h = newScriptHost(t)
+	h.stub("helm", `echo 'Error: release: not found' >&2; exit 1`)
+	env = h.artifactEnv(packEnv(t, "tempo", nil), arts)
+	succeeded(t, h.run(script, env))
+	if ok, got := h.evidence(file, "release_absent", env); !ok {
+		t.Errorf("release_absent fails (%q) with the release not found", got)
+	}
+	h = newScriptHost(t)
+	env = h.artifactEnv(packEnv(t, "tempo", nil), arts)
+	succeeded(t, h.run(script, env))
+	if calls := h.log(h.calls); !strings.Contains(calls, "helm uninstall tempo --namespace tempo") {
+		t.Errorf("an installed release was not uninstalled:\n%s", calls)
+	}
+	if ok, got := h.evidence(file, "release_absent", env); ok {
+		t.Errorf("release_absent holds (%q) while helm status finds the release", got)
+	}
+}

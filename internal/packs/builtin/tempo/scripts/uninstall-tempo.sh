@@ -16,8 +16,13 @@ check release_name "${CP_PARAM_RELEASE_NAME:-}" "$label_re" "a DNS label such as
 
 kc=(--kubeconfig "$CP_ARTIFACT_KUBECONFIG_ADMIN")
 ns=$CP_PARAM_NAMESPACE
-if helm status "$CP_PARAM_RELEASE_NAME" --namespace "$ns" "${kc[@]}" >/dev/null 2>&1; then
+# Only helm's "release: not found" means there is nothing to uninstall; a
+# cluster that does not answer fails the job instead of passing as removed.
+if out=$(helm status "$CP_PARAM_RELEASE_NAME" --namespace "$ns" "${kc[@]}" 2>&1); then
   helm uninstall "$CP_PARAM_RELEASE_NAME" --namespace "$ns" "${kc[@]}" --wait
+elif [[ "$out" != *"release: not found"* ]]; then
+  out=${out//[[:cntrl:]]/ }
+  fail "cannot tell whether release $CP_PARAM_RELEASE_NAME exists: ${out:0:200}"
 fi
 kubectl "${kc[@]}" -n "$ns" delete secret tempo-s3 --ignore-not-found
 kubectl "${kc[@]}" -n "$ns" delete job tempo-create-bucket tempo-verify --ignore-not-found
