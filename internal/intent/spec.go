@@ -32,6 +32,10 @@ type Spec struct {
 	State         planner.State
 	Customization *protocol.Customization
 	Patches       []protocol.PlanPatch
+	// Choices are the resource's approvals as decisions of the provider's
+	// actor (Decisions): a choice at a provider-selection or creation gate
+	// builds the plan for the chosen candidate or provider.
+	Choices []protocol.Decision
 }
 
 // Change is one operation a change of the intent needs.
@@ -74,7 +78,7 @@ func (s Spec) Request(env Planning, c Change) planner.Request {
 	req := planner.Request{
 		PlanID: OpID(s.Name, c.Action, c.IDParts...), Catalog: env.Catalog, PackID: s.Pack, PackVersion: s.Version,
 		Environment: s.Environment, Policy: env.Policy, Now: env.Now, Candidates: s.Candidates, State: s.State,
-		Customization: s.Customization, Patches: s.Patches,
+		Customization: s.Customization, Patches: s.Patches, Choices: slices.Clone(s.Choices),
 		Intent: protocol.Intent{ID: s.Name, Action: c.Action, TargetResource: s.Name, TargetResourceType: s.ResourceType,
 			Parameters: params, Constraints: maps.Clone(s.Constraints), Hosts: hostsOf(hosts), Targets: c.Targets},
 	}

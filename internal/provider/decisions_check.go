@@ -1,93 +1,101 @@
 package provider
 
 import (
+	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
-	"github.com/intentops/terraform-provider-cp/internal/paramtype"
+	"github.com/intentops/terraform-provider-cp/internal/capability"
+	"github.com/intentops/terraform-provider-cp/internal/intent"
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
 
-// checkDecisions verifies, at plan time, that approvals name gates of the
-// planned operations (with one of their options) and interventions name
-// their jobs and hosts. Nothing to run means nothing to check: decisions
-// for past operations may stay in the configuration.
-func checkDecisions(ops []intentOp, approvals []approvalModel, interventions []interventionModel, diags *diag.Diagnostics) {
-	if len(ops) == 0 {
-		return
-	}
-	gates := map[string][]string{}
-	jobs := map[string]bool{}
-	hosts := map[string]bool{}
-	// Gates of the pack's other actions may be approved ahead (e.g. the
-	// removal gate of a node, approved when it is added).
-	later := map[string][]string{}
-	for _, op := range ops {
-		for _, t := range op.Composed.Pack.Templates {
-			for _, g := range t.Gates {
-				later[g.ID] = g.OptionIDs()
-			}
-		}
-		for _, in := range op.Composed.Plan.Instances {
-			if in.Gate != nil {
-				gates[in.Gate.ID] = in.Gate.OptionIDs()
-			}
-			jobs[in.JobID] = true
-			if in.Host != "" {
-				hosts[in.Host] = true
-			}
-		}
-	}
-	for i, a := range approvals {
-		p := path.Root("approvals").AtListIndex(i)
-		opts, ok := gates[strOr(a.Gate, "")]
-		if !ok {
-			opts, ok = later[strOr(a.Gate, "")]
-		}
-		if !ok {
-			addAttrError(diags, p.AtName("gate"), "Unknown gate",
-				fmt.Sprintf("neither the plan nor the pack has a gate %s; gates in this plan: %s. Remove the approval or name one of them.", paramtype.Quote(strOr(a.Gate, "")), listOrNone(protocol.SortedKeys(gates))))
-			continue
-		}
-		if !slices.Contains(opts, strOr(a.Option, "")) {
-			addAttrError(diags, p.AtName("option"), "Unknown option",
-				fmt.Sprintf("gate %s has no option %s; its options: %s.", strOr(a.Gate, ""), paramtype.Quote(strOr(a.Option, "")), strings.Join(quoteAll(opts), ", ")))
-		}
-	}
-	for i, iv := range interventions {
-		p := path.Root("interventions").AtListIndex(i)
-		if j := strOr(iv.Job, ""); j != "" && !jobs[j] {
-			addAttrError(diags, p.AtName("job"), "Unknown job",
-				fmt.Sprintf("the plan has no job %s; an intervention names the job that failed, e.g. one of: %s.", paramtype.Quote(j), listOrNone(firstN(protocol.SortedKeys(jobs), 8))))
-		}
-		if n := strOr(iv.Node, ""); n != "" && !hosts[n] {
-			addAttrError(diags, p.AtName("node"), "Unknown node", fmt.Sprintf("no job of the plan runs on %s.", paramtype.Quote(n)))
-		}
-	}
+// actorOf is who decides for this provider: its actor and actor_roles.
+func actorOf(d *providerData) intent.Actor {
+	return intent.Actor{Name: d.Actor, Roles: d.Roles}
 }
 
-func listOrNone(s []string) string {
-	if len(s) == 0 {
-		return "none"
-	}
-	return strings.Join(quoteAll(s), ", ")
-}
-
-func quoteAll(s []string) []string {
-	out := make([]string, len(s))
-	for i, v := range s {
-		out[i] = fmt.Sprintf("%q", v)
+// approvalsOf converts a resource's approvals.
+func approvalsOf(in []approvalModel) []intent.Approval {
+	out := make([]intent.Approval, 0, len(in))
+	for _, a := range in {
+		out = append(out, intent.Approval{Gate: strOr(a.Gate, ""), Option: strOr(a.Option, "")})
 	}
 	return out
 }
 
-func firstN(s []string, n int) []string {
-	if len(s) > n {
-		return s[:n]
-	}
-	return s
+// withChoices gives the planner the resource's approvals as decisions of
+// the provider's actor, so a choice at a provider-selection or creation
+// gate plans the chosen candidate or provider.
+func withChoices(ip *intentPlan, d *providerData) {
+	ip.spec.Choices = intent.Decisions(approvalsOf(ip.inputs.Approvals), actorOf(d))
 }
+
+// checkDecisions refuses, at plan and again before apply, decisions that
+// could not take effect or that the actor may not take: approvals
+// (intent.CheckApprovals, against the planned gates and those of the
+// pack's other templates), interventions (intent.CheckInterventions, a
+// job that forbids a fix by hand included) and plan patch approvals
+// (intent.CheckPatchApprovals). Nothing to run means nothing to check:
+// decisions for past operations may stay in the configuration.
+func checkDecisions(ops []intentOp, ip intentPlan, actor intent.Actor, diags *diag.Diagnostics) {
+	if len(ops) == 0 {
+		return
+	}
+	plans := make([]*protocol.Plan, 0, len(ops))
+	var gates intent.GateSet
+	for _, op := range ops {
+		plans = append(plans, op.Composed.Plan)
+		gates.Later = append(gates.Later, intent.TemplateGates(op.Composed.Pack)...)
+	}
+	gates.Planned = intent.PlannedGates(plans...)
+	addProblems(diags, intent.CheckApprovals(intent.Root("approvals"), approvalsOf(ip.inputs.Approvals), gates, actor))
+	ivs := make([]intent.InterventionRef, 0, len(ip.inputs.Interventions))
+	for _, iv := range ip.inputs.Interventions {
+		ivs = append(ivs, intent.InterventionRef{Job: strOr(iv.Job, ""), Node: strOr(iv.Node, "")})
+	}
+	addProblems(diags, intent.CheckInterventions(intent.Root("interventions"), ivs, plans...))
+	addProblems(diags, intent.CheckPatchApprovals(intent.Root("plan_patches"), ip.spec.Patches, actor))
+}
+
+// addChoiceError reports a planning error caused by a choice (an option
+// its gate does not have, or one binding or creating what is not offered)
+// on the option of the approval that made it, and says whether it did.
+func addChoiceError(diags *diag.Diagnostics, approvals []approvalModel, err error) bool {
+	if !errors.Is(err, capability.ErrUnknownOption) {
+		return false
+	}
+	msg := err.Error()
+	at := path.Root("approvals")
+	for i, a := range approvals {
+		if g := strOr(a.Gate, ""); g != "" && strings.Contains(msg, "gate "+g+" ") {
+			at = at.AtListIndex(i).AtName("option")
+			break
+		}
+	}
+	addAttrError(diags, at, "Unknown option", fmt.Sprintf("%s. Choose one of the gate's options, or remove the approval.", err.Error()))
+	return true
+}
+
+// checkExposeKubeconfig refuses, at plan, expose_kubeconfig = true when
+// the kubernetes pack's admin kubeconfig is visible to roles the
+// provider's actor does not hold (visible_to_roles).
+func checkExposeKubeconfig(data *providerData, expose bool, diags *diag.Diagnostics) {
+	if data == nil || data.Catalog == nil || !expose {
+		return
+	}
+	pack, err := data.Catalog.Get("kubernetes", "")
+	if err != nil {
+		return
+	}
+	if err := intent.PackArtifactVisible("expose_kubeconfig", pack, kubeconfigArtifact, actorOf(data)); err != nil {
+		addAttrError(diags, path.Root("expose_kubeconfig"), "Artifact not visible to the actor",
+			err.Error()+", or set expose_kubeconfig = false.")
+	}
+}
+
+// kubeconfigArtifact is the artifact expose_kubeconfig stores.
+const kubeconfigArtifact = "kubeconfig.admin"

@@ -83,6 +83,10 @@ func (e *ArtifactEphemeral) Open(ctx context.Context, req ephemeral.OpenRequest,
 				fmt.Sprintf("%s has no reference to read; its value is in the resource's artifacts attribute.", want))
 			return
 		}
+		if err := artifactVisible(e.data, ch, want); err != nil {
+			addAttrError(&resp.Diagnostics, path.Root("artifact"), "Artifact not visible to the actor", err.Error()+".")
+			return
+		}
 		access := resourceAccess(e.data, nil)
 		var hosts []operation.HostAccess
 		for _, h := range ch.ProtocolHosts() {
@@ -101,4 +105,15 @@ func (e *ArtifactEphemeral) Open(ctx context.Context, req ephemeral.OpenRequest,
 	}
 	addAttrError(&resp.Diagnostics, path.Root("artifact"), "Unknown artifact",
 		fmt.Sprintf("the handle lists no artifact %q; see the resource's artifacts attribute for the ids.", want))
+}
+
+// artifactVisible checks the visible_to_roles that the pack of the
+// handle's kind declares for the artifact against the provider's actor.
+func artifactVisible(data *providerData, ch intent.Handle, artifactID string) error {
+	pack := intent.PackOfKind(data.Catalog, ch.Kind)
+	if pack == nil {
+		return nil
+	}
+	roles, _ := intent.ArtifactRoles(pack, artifactID)
+	return intent.CheckArtifactVisible("cp_artifact", artifactID, roles, actorOf(data))
 }

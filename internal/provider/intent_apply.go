@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/go-hclog"
@@ -99,6 +100,9 @@ func reportOutcome(ctx context.Context, data *providerData, op intentOp, res *en
 	switch res.Operation.Status {
 	case protocol.StatusCompleted:
 		return true
+	case protocol.StatusCancelled:
+		reportCancelled(op, res, diags)
+		return false
 	case protocol.StatusWaitingForApproval, protocol.StatusWaitingForInput:
 		var b strings.Builder
 		for _, w := range res.Waiting {
@@ -119,6 +123,51 @@ func reportOutcome(ctx context.Context, data *providerData, op intentOp, res *en
 		diags.AddError(fmt.Sprintf("%s failed (%s)", op.Composed.Plan.Display(), res.Operation.Status), redactor.String(detail))
 		return false
 	}
+}
+
+// reportCancelled says at which gate, by which option and actor, an
+// operation was cancelled, and what ran before the gate. It is the answer
+// to a decision, not a failure: no diagnosis and no intervention advice.
+// It is an error, so that Terraform records nothing as done: a create saves
+// no state, an update keeps the prior state and a destroy keeps the
+// resource, while the hosts hold only what ran before the gate.
+func reportCancelled(op intentOp, res *engine.Result, diags *diag.Diagnostics) {
+	c := res.Cancelled
+	if c == nil {
+		c = &engine.GateCancel{Gate: "(unknown)", Option: "(unknown)", Actor: res.Operation.Actor}
+	}
+	var ran, skipped []string
+	for _, in := range res.Instances {
+		switch in.Status {
+		case engine.StatusDone, engine.StatusSatisfied, engine.StatusFixed:
+			ran = append(ran, in.ID)
+		case engine.StatusCancelled, engine.StatusSkipped, engine.StatusPending:
+			skipped = append(skipped, in.ID)
+		}
+	}
+	slices.Sort(ran)
+	slices.Sort(skipped)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Option %q of gate %s, chosen by actor %s, cancelled the operation (Cancelled). Nothing past the gate ran.\n", c.Option, c.Gate, orDash(c.Actor))
+	fmt.Fprintf(&b, "  finished before the gate: %s\n", orNoneList(ran))
+	fmt.Fprintf(&b, "  not run: %s\n", orNoneList(firstN(skipped, 12)))
+	b.WriteString("\nTerraform records nothing of this change as done. To go on, choose another option of the gate in `approvals` and apply again; " +
+		"to keep things as they are, revert the change in the configuration.")
+	diags.AddError(fmt.Sprintf("%s cancelled at gate %s by %s", op.Composed.Plan.Display(), c.Gate, orDash(c.Actor)), b.String())
+}
+
+func orNoneList(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}
+
+func firstN(s []string, n int) []string {
+	if len(s) > n {
+		return append(s[:n:n], fmt.Sprintf("... (%d more)", len(s)-n))
+	}
+	return s
 }
 
 func firstOr(s []string, def string) string {

@@ -117,9 +117,16 @@ func planIntent[M any](b *intentBase, h intentHooks[M], m, prior *M, changes []i
 	if diags.HasError() || len(changes) == 0 {
 		return ip, nil
 	}
+	withChoices(&ip, b.data)
 	ops, failed, err := ip.spec.ComposeAll(b.planning(), changes)
 	if err != nil {
-		addPlanErrorAt(diags, failed.Req, err, ip.paths)
+		if !addChoiceError(diags, ip.inputs.Approvals, err) {
+			addPlanErrorAt(diags, failed.Req, err, ip.paths)
+		}
+		return ip, nil
+	}
+	checkDecisions(ops, ip, actorOf(b.data), diags)
+	if diags.HasError() {
 		return ip, nil
 	}
 	return ip, ops
@@ -168,14 +175,12 @@ func modifyIntentPlan[M any](ctx context.Context, b *intentBase, h intentHooks[M
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	approvals, interventions := h.decisions(plan)
 	for _, op := range ops {
 		checkAccessFiles(op.Hosts, &resp.Diagnostics)
 	}
 	if w, ok := h.(writeOnlyHolder[M]); ok {
 		w.checkPlanned(plan, ops, &resp.Diagnostics)
 	}
-	checkDecisions(ops, approvals, interventions, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -79,6 +79,8 @@ type policyRuleModel struct {
 	RequireEncryption types.Bool     `tfsdk:"require_encryption"`
 	RequireApproval   types.Bool     `tfsdk:"require_approval"`
 	ApprovalRoles     []types.String `tfsdk:"approval_roles"`
+	ExceptionRoles    []types.String `tfsdk:"exception_roles"`
+	MaxMonthlyCost    types.Float64  `tfsdk:"max_monthly_cost_without_confirmation"`
 }
 
 // providerData is what Configure hands to data sources and resources:
@@ -195,6 +197,7 @@ func (m providerModel) checkAgainstCatalog(d *providerData, diags *diag.Diagnost
 	for _, envs := range d.Policy {
 		for _, rule := range envs {
 			policyRoles = append(policyRoles, rule.ApprovalRoles...)
+			policyRoles = append(policyRoles, rule.ExceptionRoles...)
 		}
 	}
 	addProblems(diags, intent.CheckActorRoles(intent.Root("actor_roles"), d.Roles, d.Catalog, policyRoles))
@@ -266,6 +269,15 @@ func (m providerModel) policySettings(d *providerData, diags *diag.Diagnostics) 
 				RequireEncryption: r.RequireEncryption.ValueBool(),
 				RequireApproval:   r.RequireApproval.ValueBool(),
 				ApprovalRoles:     strs(r.ApprovalRoles),
+				ExceptionRoles:    strs(r.ExceptionRoles),
+			}
+			if !r.MaxMonthlyCost.IsNull() && !r.MaxMonthlyCost.IsUnknown() {
+				c := r.MaxMonthlyCost.ValueFloat64()
+				if c < 0 {
+					addAttrError(diags, p.AtName("max_monthly_cost_without_confirmation"), "Negative cost threshold",
+						fmt.Sprintf("capability %s in %s: the monthly cost up to which a provider is created without confirmation is at least 0 (USD), e.g. 50.", capKey, env))
+				}
+				rule.MaxMonthlyCostWithoutConfirmation = &c
 			}
 			if !envName.MatchString(env) {
 				addAttrError(diags, p, "Invalid environment name",

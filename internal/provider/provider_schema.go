@@ -168,6 +168,18 @@ func policySchema() schema.MapNestedAttribute {
 								ElementType:         stringType,
 								Optional:            true,
 							},
+							"exception_roles": schema.ListAttribute{
+								MarkdownDescription: "Roles that may grant a policy exception: when no allowed provider satisfies a requirement but one outside `allowed_providers` would, " +
+									"the plan stops at a `policy_exception` gate offering it, and only an approval by an actor holding one of these roles (provider `actor_roles`) binds or creates it. " +
+									"Unset, no exception is possible and such a requirement fails at plan. These roles count as known roles for `actor_roles`.",
+								ElementType: stringType,
+								Optional:    true,
+							},
+							"max_monthly_cost_without_confirmation": schema.Float64Attribute{
+								MarkdownDescription: "Monthly cost in USD up to which a provider is created without asking. Creating one whose pack declares a higher monthly cost " +
+									"stops at a `cost_confirmation` gate until it is approved. Unset, there is no threshold; at least 0.",
+								Optional: true,
+							},
 						},
 					},
 				},

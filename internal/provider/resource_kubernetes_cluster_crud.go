@@ -23,6 +23,7 @@ type clusterHooks struct {
 func (clusterHooks) validate(ctx context.Context, m *clusterModel, data *providerData, diags *diag.Diagnostics) {
 	validateCluster(ctx, m, data, diags)
 	addProblems(diags, intent.CheckComputedParams(m.Parameters))
+	checkExposeKubeconfig(data, m.ExposeKubeconfig.ValueBool(), diags)
 }
 
 func (clusterHooks) prepare(m *clusterModel, data *providerData) {
