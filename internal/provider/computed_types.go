@@ -8,9 +8,12 @@ import (
 
 // Object types of the computed attributes the intent resources share.
 var (
-	plannedJobType = types.ObjectType{AttrTypes: map[string]attr.Type{
-		"id": types.StringType, "job": types.StringType, "stage": types.StringType, "host": types.StringType,
+	// plannedInstanceType is one instance of planned_instances, keyed by
+	// instance id (planner.InstanceView).
+	plannedInstanceType = types.ObjectType{AttrTypes: map[string]attr.Type{
+		"job": types.StringType, "stage": types.StringType, "host": types.StringType, "run_on": types.StringType,
 		"needs": types.ListType{ElemType: types.StringType}, "origin": types.StringType, "because": types.StringType,
+		"sub_operation": types.StringType, "gate": types.StringType, "idempotency_key": types.StringType, "status": types.StringType,
 	}}
 	operationType = types.ObjectType{AttrTypes: map[string]attr.Type{
 		"id": types.StringType, "action": types.StringType, "template": types.StringType, "status": types.StringType,
@@ -42,9 +45,32 @@ func computedListOf(desc string, t types.ObjectType) schema.ListAttribute {
 	return schema.ListAttribute{MarkdownDescription: desc, Computed: true, ElementType: t}
 }
 
-func plannedJobsAttr() schema.ListAttribute {
-	return computedListOf("The DAG apply will run, one object per job instance (id, job, stage, host, needs, origin, because); "+
-		"for `tofu show -json` and policy checks. Empty when the next apply has nothing to do.", plannedJobType)
+// plannedInstancesDesc describes planned_instances (resources and cp_plan).
+const plannedInstancesDesc = "The per-instance DAG keyed by instance id (e.g. `join-workers[worker-3]`; with several operations, " +
+	"`ACTION/ID`): job, stage, host, run_on (where it executes when not on its host), needs (instance ids it waits for, " +
+	"`JOB[*]` for every instance of a job), origin, because (why a job not from the template is here), sub_operation, " +
+	"gate (the gate type of gate nodes), idempotency_key and status (`will run` or `satisfied` for jobs, `approved` or " +
+	"`waiting` for gates). For `tofu show -json` and policy checks: a change of plan diffs as the instances that changed."
+
+func plannedInstancesAttr() schema.MapAttribute {
+	return schema.MapAttribute{MarkdownDescription: plannedInstancesDesc + " Empty when the next apply has nothing to do. " +
+		"It holds no secret: it is marked sensitive only so that the diff of `tofu plan` shows it as one line instead of " +
+		"every instance (`plan` and `plan_digest` summarize it there); `tofu show -json` of a saved plan shows it in full. " +
+		"An output that passes it on needs `sensitive = true`, or `nonsensitive(...)`.",
+		Computed: true, Sensitive: true, ElementType: plannedInstanceType}
+}
+
+// planAttrs are the plan views every intent resource shows: the compact
+// text, the simple summary, the per-instance map and the DAG digest.
+func planAttrs(attrs map[string]schema.Attribute, summary string) {
+	attrs["plan_summary"] = rStr(summary)
+	attrs["plan"] = rStr("Compact view of what apply will run, for the diff: hosts and counts, the DAG digest, changes against " +
+		"the template, bindings and sub-operations, gates with their state (approved by whom with which option, or waiting " +
+		"with the `approvals` entry to paste), then each stage's jobs once with their hosts as ranges and a count, why a job " +
+		"not from the template is there, and the instances apply skips. Several operations follow one another.")
+	attrs["planned_instances"] = plannedInstancesAttr()
+	attrs["plan_digest"] = rStr("SHA-256 digest of the per-instance DAG (`planned_instances` without status), which `plan` " +
+		"names in its header; with several operations, `ACTION=DIGEST` for each, comma-separated.")
 }
 
 func operationAttr() schema.ObjectAttribute {

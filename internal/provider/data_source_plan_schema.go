@@ -114,6 +114,9 @@ func planOutputAttrs() map[string]schema.Attribute {
 			"gate":    cStr("Gate id, for gate nodes."),
 			"retry":   cBool("Whether a patch asked to retry this job."),
 		}),
+		"planned_instances": schema.MapAttribute{MarkdownDescription: plannedInstancesDesc + " Gates show as waiting: " +
+			"`cp_plan` takes no approvals.", Computed: true, ElementType: plannedInstanceType},
+		"digest": cStr("SHA-256 digest of the per-instance DAG, as the resources' `plan_digest`."),
 		"gates": cNested("Gates in the plan.", map[string]schema.Attribute{
 			"id":             cStr("Gate id."),
 			"type":           cStr("Gate type."),

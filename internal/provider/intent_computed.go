@@ -12,18 +12,18 @@ type intentOp = intent.Op
 
 // computed points at the computed attributes every intent resource has.
 type computed struct {
-	PlanSummary, PlanAdvanced *types.String
-	PlannedJobs               *types.List
-	Operation                 *types.Object
-	Artifacts, Evidence, Caps *types.List
-	Handle                    *types.String
+	PlanSummary, Plan, PlanDigest *types.String
+	PlannedInstances              *types.Map
+	Operation                     *types.Object
+	Artifacts, Evidence, Caps     *types.List
+	Handle                        *types.String
 }
 
-// planned shows the operations' DAG and marks what apply computes.
+// planned shows the operations' summary and marks what apply computes;
+// the other plan views are set by showPlanViews, which knows the
+// approvals.
 func (c computed) planned(ops []intentOp) {
-	summary, advanced := planTexts(ops)
-	*c.PlanSummary, *c.PlanAdvanced = types.StringValue(summary), types.StringValue(advanced)
-	*c.PlannedJobs = plannedJobsList(ops)
+	*c.PlanSummary = types.StringValue(planSummary(ops))
 	*c.Operation = types.ObjectUnknown(operationType.AttrTypes)
 	*c.Artifacts = types.ListUnknown(artifactType)
 	*c.Evidence = types.ListUnknown(evidenceType)
@@ -34,7 +34,7 @@ func (c computed) planned(ops []intentOp) {
 // keep copies from's computed attributes: nothing runs, so nothing may
 // change (no perpetual diff).
 func (c computed) keep(from computed) {
-	*c.PlanSummary, *c.PlanAdvanced, *c.PlannedJobs = *from.PlanSummary, *from.PlanAdvanced, *from.PlannedJobs
+	*c.PlanSummary, *c.Plan, *c.PlanDigest, *c.PlannedInstances = *from.PlanSummary, *from.Plan, *from.PlanDigest, *from.PlannedInstances
 	*c.Operation, *c.Artifacts, *c.Evidence, *c.Caps, *c.Handle = *from.Operation, *from.Artifacts, *from.Evidence, *from.Caps, *from.Handle
 }
 
@@ -58,10 +58,11 @@ func (c computed) record(results []opResult, prior []protocol.Artifact, caps fun
 	provided := caps(last, arts)
 	*c.Caps = capabilitiesList(provided)
 	*c.Handle = types.StringValue(handle(arts, provided).Encode())
-	if c.PlanSummary.IsUnknown() || c.PlanSummary.IsNull() {
-		summary, advanced := planTexts(opsOf(results))
-		*c.PlanSummary, *c.PlanAdvanced = types.StringValue(summary), types.StringValue(advanced)
-		*c.PlannedJobs = plannedJobsList(opsOf(results))
+	if c.PlanSummary.IsUnknown() || c.PlanSummary.IsNull() || c.Plan.IsUnknown() || c.Plan.IsNull() {
+		// Not planned with known values: the views without approvals.
+		ops := opsOf(results)
+		*c.PlanSummary = types.StringValue(planSummary(ops))
+		renderOpViews(ops, nil, "").set(c)
 	}
 	return arts
 }
@@ -87,17 +88,18 @@ func singleAction(action string, prior bool, completed, same bool, parts ...stri
 // IntentComputed are the computed attributes every intent resource's
 // model embeds.
 type IntentComputed struct {
-	PlanSummary  types.String `tfsdk:"plan_summary"`
-	PlanAdvanced types.String `tfsdk:"plan"`
-	PlannedJobs  types.List   `tfsdk:"planned_jobs"`
-	Operation    types.Object `tfsdk:"operation"`
-	Artifacts    types.List   `tfsdk:"artifacts"`
-	Evidence     types.List   `tfsdk:"evidence"`
-	Capabilities types.List   `tfsdk:"capabilities"`
-	Handle       types.String `tfsdk:"handle"`
+	PlanSummary      types.String `tfsdk:"plan_summary"`
+	Plan             types.String `tfsdk:"plan"`
+	PlannedInstances types.Map    `tfsdk:"planned_instances"`
+	PlanDigest       types.String `tfsdk:"plan_digest"`
+	Operation        types.Object `tfsdk:"operation"`
+	Artifacts        types.List   `tfsdk:"artifacts"`
+	Evidence         types.List   `tfsdk:"evidence"`
+	Capabilities     types.List   `tfsdk:"capabilities"`
+	Handle           types.String `tfsdk:"handle"`
 }
 
 func (m *IntentComputed) computed() computed {
-	return computed{PlanSummary: &m.PlanSummary, PlanAdvanced: &m.PlanAdvanced, PlannedJobs: &m.PlannedJobs, Operation: &m.Operation,
+	return computed{PlanSummary: &m.PlanSummary, Plan: &m.Plan, PlanDigest: &m.PlanDigest, PlannedInstances: &m.PlannedInstances, Operation: &m.Operation,
 		Artifacts: &m.Artifacts, Evidence: &m.Evidence, Caps: &m.Capabilities, Handle: &m.Handle}
 }

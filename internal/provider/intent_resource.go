@@ -185,6 +185,7 @@ func modifyIntentPlan[M any](ctx context.Context, b *intentBase, h intentHooks[M
 		return
 	}
 	h.planned(plan, ops)
+	showIntentPlanViews(h, plan, ops, b.data.Actor, &resp.Diagnostics)
 	clearHookWriteOnly(h, plan)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 }

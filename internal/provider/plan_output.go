@@ -1,10 +1,16 @@
 package provider
 
 import (
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/intentops/terraform-provider-cp/internal/capability"
 	"github.com/intentops/terraform-provider-cp/internal/planner"
+	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
 
 // planOutputModel is the plan as computed attributes: text views for people
@@ -20,6 +26,8 @@ type planOutputModel struct {
 	Mermaid       types.String        `tfsdk:"mermaid"`
 	JSON          types.String        `tfsdk:"json"`
 	Instances     []planInstanceModel `tfsdk:"instances"`
+	Planned       types.Map           `tfsdk:"planned_instances"`
+	Digest        types.String        `tfsdk:"digest"`
 	Gates         []packGateModel     `tfsdk:"gates"`
 	Decisions     []decisionModel     `tfsdk:"decisions"`
 	SubOperations []subOperationModel `tfsdk:"sub_operations"`
@@ -76,6 +84,8 @@ func flattenPlan(c *planner.Composed) planOutputModel {
 		Mermaid:       types.StringValue(planner.RenderMermaid(p)),
 		JSON:          types.StringValue(string(js)),
 		Instances:     []planInstanceModel{},
+		Planned:       instancesMap(planner.Instances(p, planner.ViewState{}), ""),
+		Digest:        types.StringValue(planner.Digest(p)),
 		Gates:         []packGateModel{},
 		Decisions:     []decisionModel{},
 		SubOperations: []subOperationModel{},
@@ -111,4 +121,145 @@ func flattenDecision(d capability.Decision) decisionModel {
 		dm.Candidates = append(dm.Candidates, candidateReportModel{Name: c.Name, Provider: c.Provider, Accepted: c.Accepted, Reasons: nonNil(c.Reasons)})
 	}
 	return dm
+}
+
+// opViews are the plan views of the operations apply will run, in order.
+type opViews struct {
+	ops   []intentOp
+	views []planner.PlanViews
+}
+
+// renderOpViews renders every operation's views with the gate states
+// that approvals give it (gateStates).
+func renderOpViews(ops []intentOp, approvals []approvalModel, actor string) opViews {
+	ov := opViews{ops: ops}
+	for _, op := range ops {
+		ov.views = append(ov.views, planner.Views(op.Composed.Plan, gateStates(op.Composed.Plan, approvals, actor)))
+	}
+	return ov
+}
+
+// gateStates is what the configuration says of each gate of p: a gate
+// with an approval naming it (by gate id or instance id) and one of its
+// options is approved by actor with that option. The first such approval
+// decides, as in the engine. Roles are not evaluated here, and no
+// instance is satisfied (that needs the hosts' evidence).
+func gateStates(p *protocol.Plan, approvals []approvalModel, actor string) planner.ViewState {
+	st := planner.ViewState{Gates: map[string]planner.GateState{}}
+	for _, in := range p.Instances {
+		if !in.IsGate() {
+			continue
+		}
+		for _, a := range approvals {
+			g, opt := strOr(a.Gate, ""), strOr(a.Option, "")
+			if g != in.Gate.ID && g != in.ID {
+				continue
+			}
+			if _, ok := in.Gate.Option(opt); ok {
+				st.Gates[in.ID] = planner.GateState{Approved: true, Actor: actor, Option: opt}
+				break
+			}
+		}
+	}
+	return st
+}
+
+// text is the compact views, one operation after another.
+func (ov opViews) text() string {
+	var sb strings.Builder
+	for i, v := range ov.views {
+		if i > 0 {
+			sb.WriteString("\n")
+		}
+		sb.WriteString(v.Compact)
+	}
+	return sb.String()
+}
+
+// digest is the DAG digest of the one operation, or ACTION=DIGEST of
+// each, comma-separated.
+func (ov opViews) digest() string {
+	if len(ov.views) == 1 {
+		return ov.views[0].Digest
+	}
+	parts := make([]string, len(ov.views))
+	for i, v := range ov.views {
+		parts[i] = ov.ops[i].Action + "=" + v.Digest
+	}
+	return strings.Join(parts, ",")
+}
+
+// instances is the per-instance map of every operation, keyed by
+// instance id, or ACTION/ID when there are several operations (their
+// instance ids may coincide).
+func (ov opViews) instances() types.Map {
+	if len(ov.views) == 1 {
+		return instancesMap(ov.views[0].Instances, "")
+	}
+	elems := map[string]attr.Value{}
+	for i, v := range ov.views {
+		for id, in := range v.Instances {
+			elems[ov.ops[i].Action+"/"+id] = instanceObject(in)
+		}
+	}
+	return types.MapValueMust(plannedInstanceType, elems)
+}
+
+// instancesMap is the planned_instances value of one plan's instances,
+// each key prefixed with prefix.
+func instancesMap(v planner.InstanceViews, prefix string) types.Map {
+	elems := make(map[string]attr.Value, len(v))
+	for id, in := range v {
+		elems[prefix+id] = instanceObject(in)
+	}
+	return types.MapValueMust(plannedInstanceType, elems)
+}
+
+func instanceObject(in planner.InstanceView) types.Object {
+	return types.ObjectValueMust(plannedInstanceType.AttrTypes, map[string]attr.Value{
+		"job": types.StringValue(in.Job), "stage": types.StringValue(in.Stage), "host": types.StringValue(in.Host),
+		"run_on": types.StringValue(in.RunOn), "needs": strList(in.Needs), "origin": types.StringValue(in.Origin),
+		"because": types.StringValue(in.Because), "sub_operation": types.StringValue(in.SubOperation),
+		"gate": types.StringValue(in.Gate), "idempotency_key": types.StringValue(in.IdempotencyKey),
+		"status": types.StringValue(in.Status),
+	})
+}
+
+// warnWaiting adds a warning per gate still waiting, naming the gate, the
+// roles that may decide it and the approvals entry to paste.
+func (ov opViews) warnWaiting(diags *diag.Diagnostics) {
+	for i, v := range ov.views {
+		for _, w := range v.Waiting {
+			roles := "any actor"
+			if len(w.Roles) > 0 {
+				roles = "an actor with role " + strings.Join(w.Roles, " or ") + " (provider actor and actor_roles)"
+			}
+			detail := fmt.Sprintf("%s stops at gate %s (%s) until it is decided by %s. To decide it, add to the resource:\n  %s",
+				ov.ops[i].Action, w.ID, strings.ReplaceAll(w.Type, "_", " "), roles, w.Approval)
+			if w.Refused != "" {
+				detail += "\nThe decision given is refused: " + w.Refused
+			}
+			diags.AddWarning("Gate "+w.ID+" is waiting", detail)
+		}
+	}
+}
+
+// showIntentPlanViews is showPlanViews for the model m of an intent
+// resource, with the approvals of its configuration.
+func showIntentPlanViews[M any](h intentHooks[M], m *M, ops []intentOp, actor string, diags *diag.Diagnostics) {
+	approvals, _ := h.decisions(m)
+	showPlanViews(h.computed(m), ops, approvals, actor, diags)
+}
+
+// showPlanViews sets the plan views of c from the operations and the
+// approvals of the configuration, and warns of each gate still waiting.
+func showPlanViews(c computed, ops []intentOp, approvals []approvalModel, actor string, diags *diag.Diagnostics) {
+	ov := renderOpViews(ops, approvals, actor)
+	ov.set(c)
+	ov.warnWaiting(diags)
+}
+
+// set stores the views in c's plan attributes.
+func (ov opViews) set(c computed) {
+	*c.Plan, *c.PlanDigest, *c.PlannedInstances = types.StringValue(ov.text()), types.StringValue(ov.digest()), ov.instances()
 }

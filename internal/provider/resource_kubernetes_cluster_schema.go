@@ -190,9 +190,6 @@ func (r *KubernetesClusterResource) Schema(ctx context.Context, _ resource.Schem
 			"expose_kubeconfig": schema.BoolAttribute{MarkdownDescription: "Store the admin kubeconfig in the sensitive `kubeconfig` attribute. Off by default: prefer the `cp_artifact` ephemeral resource.",
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false)},
 			"timeouts":     timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
-			"plan_summary": rStr("Simple view of what the next apply will do: stages with job counts. Empty when there is nothing to do."),
-			"plan":         rStr("Advanced view of the DAG the next apply will run: job instances per stage, host, needs, requires/provides, inserted jobs and why, gates."),
-			"planned_jobs": plannedJobsAttr(),
 			"operation":    operationAttr(),
 			"artifacts":    artifactsAttr(),
 			"evidence":     evidenceAttr(),
@@ -205,4 +202,5 @@ func (r *KubernetesClusterResource) Schema(ctx context.Context, _ resource.Schem
 				Computed: true, Sensitive: true},
 		},
 	}
+	planAttrs(resp.Schema.Attributes, "Simple view of what the next apply will do: stages with job counts. Empty when there is nothing to do.")
 }

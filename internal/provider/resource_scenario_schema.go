@@ -48,9 +48,7 @@ func resCandidatesAttr() schema.ListNestedAttribute {
 
 // intentComputedAttrs are the computed attributes of every intent resource.
 func intentComputedAttrs(attrs map[string]schema.Attribute) {
-	attrs["plan_summary"] = rStr("Simple view of the operation's plan: stages with job counts. Shown in `plan` before apply; kept after it.")
-	attrs["plan"] = rStr("Advanced view of the DAG: job instances per stage, host, needs, requires/provides, inserted jobs and why, gates.")
-	attrs["planned_jobs"] = plannedJobsAttr()
+	planAttrs(attrs, "Simple view of the operation's plan: stages with job counts. Shown in `plan` before apply; kept after it.")
 	attrs["operation"] = operationAttr()
 	attrs["artifacts"] = artifactsAttr()
 	attrs["evidence"] = evidenceAttr()

@@ -3,6 +3,7 @@ package provider
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -39,31 +40,17 @@ func ts(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-func plannedJobsList(ops []intentOp) types.List {
-	var elems []attr.Value
-	for _, op := range ops {
-		for _, in := range op.Composed.Plan.Instances {
-			elems = append(elems, types.ObjectValueMust(plannedJobType.AttrTypes, map[string]attr.Value{
-				"id": types.StringValue(in.ID), "job": types.StringValue(in.JobID), "stage": types.StringValue(in.Stage),
-				"host": types.StringValue(in.Host), "needs": strList(in.Needs), "origin": types.StringValue(string(in.Origin)),
-				"because": types.StringValue(in.Because),
-			}))
-		}
-	}
-	return types.ListValueMust(plannedJobType, elems)
-}
-
-// planTexts renders the operations' plans, one after another.
-func planTexts(ops []intentOp) (summary, advanced string) {
+// planSummary is the simple views of the operations' plans, one after
+// another.
+func planSummary(ops []intentOp) string {
+	var sb strings.Builder
 	for i, op := range ops {
 		if i > 0 {
-			summary += "\n"
-			advanced += "\n"
+			sb.WriteString("\n")
 		}
-		summary += planner.RenderSimple(op.Composed.Plan)
-		advanced += planner.RenderAdvanced(op.Composed.Plan, planner.AdvancedOptions{})
+		sb.WriteString(planner.RenderSimple(op.Composed.Plan))
 	}
-	return summary, advanced
+	return sb.String()
 }
 
 func operationObject(action string, op *protocol.Operation, plan *protocol.Plan, res *engine.Result) types.Object {
