@@ -129,6 +129,7 @@ func TestContractReportsWhatIsNotEmulated(t *testing.T) {
 		{"[ \"$CP_HOST_ROLE\" != master ] || kubectl get node \"$CP_HOST\" -o yaml", "not emulated: kubectl get -o=yaml"},
 		{"sudo apt-get install -y --no-install-recommends kubeadm", "not emulated: apt-get install --no-install-recommends"},
 		{"cat <<EOF | kubectl apply -f -\nkubectl: rollout\nEOF\nkubeadm token generate\n", "not emulated: kubeadm token"},
+		{"e=(etcdctl --endpoints=https://127.0.0.1:2379)\ncommand -v etcdutl && e=(etcdctl --debug)\n\"${e[@]}\" endpoint health\n", "not emulated: etcdctl endpoint health --debug"},
 	}
 	for _, c := range cases {
 		invs, err := findInvocations("snippet", c.script, toolSet())

@@ -226,6 +226,13 @@ func (s *sim) writeControlPlaneFiles(st *State, nodeName string) error {
 	for p, c := range staticPodManifests(st.API.Version) {
 		files[p] = c
 	}
+	etcdFiles, err := s.etcdPKIFiles(st, nodeName, s.now())
+	if err != nil {
+		return err
+	}
+	for p, c := range etcdFiles {
+		files[p] = c
+	}
 	for _, c := range []string{"controller-manager", "scheduler"} {
 		kc, err := st.CA.kubeconfig(s.now(), st.API.Endpoint, "system:kube-"+c)
 		if err != nil {
@@ -295,6 +302,7 @@ func (s *sim) kubeadmReset(p flags) int {
 	}
 	err := s.st.update(func(st *State) error {
 		hs := st.host(s.host.Host)
+		st.removeEtcdMembersOf(s.host.Host)
 		for name, n := range st.Nodes {
 			if n.Host == s.host.Host {
 				delete(st.Nodes, name)

@@ -31,8 +31,10 @@ func emulatedPackages() map[string]pkgInfo {
 	// realDebian); outside a host it is only its unit.
 	ctrd := pkgInfo{version: containerdVersion + "-1", units: []string{"containerd.service"}, deps: []string{"runc"}}
 	return map[string]pkgInfo{
-		"containerd":      ctrd,
-		"cri-tools":       {version: crictlVersion + "-1.1", bins: []string{"/usr/bin/crictl"}},
+		"containerd": ctrd,
+		"cri-tools":  {version: crictlVersion + "-1.1", bins: []string{"/usr/bin/crictl"}},
+		// Debian's etcd-client is etcd 3.4: etcdctl, no etcdutl.
+		"etcd-client":     {version: "3.4.23-4", bins: []string{"/usr/bin/etcdctl"}},
 		"helm":            {version: helmVersion + "-1", bins: []string{"/usr/bin/helm"}},
 		"kubeadm":         {bins: []string{"/usr/bin/kubeadm"}, deps: []string{"cri-tools", "kubernetes-cni"}},
 		"kubectl":         {bins: []string{"/usr/bin/kubectl"}},

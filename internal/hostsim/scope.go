@@ -52,6 +52,14 @@ func scope() map[string]tool {
 		"curl": {bundles: true, real: (*sim).curlReal, cmds: []command{
 			{path: "", flags: []string{"f", "s", "S", "L", "o=/dev/null", "w=%{http_code}", "max-time="}, run: (*sim).curl},
 		}},
+		"etcdctl": {global: []string{"endpoints=", "cacert=", "cert=", "key="}, cmds: []command{
+			{path: "endpoint health", run: (*sim).etcdctlEndpointHealth},
+			{path: "member list", flags: []string{"w=simple"}, run: (*sim).etcdctlMemberList},
+			{path: "member remove", run: (*sim).etcdctlMemberRemove},
+			{path: "snapshot restore", flags: []string{"data-dir=", "name=", "initial-cluster=", "initial-advertise-peer-urls="}, run: (*sim).etcdctlSnapshotRestore},
+			{path: "snapshot save", run: (*sim).etcdctlSnapshotSave},
+			{path: "snapshot status", flags: []string{"w=json"}, run: (*sim).etcdctlSnapshotStatus},
+		}},
 		"getent": {real: (*sim).getentReal, cmds: []command{
 			{path: "hosts", run: (*sim).getentHosts},
 		}},

@@ -433,8 +433,19 @@ func findInvocations(file, src string, tools map[string]bool) ([]invocation, err
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	arrays := map[string][]word{}
+	// alternatives holds every value an array was assigned: an array
+	// run as the command ("${etcd[@]}" member list) may hold any of them
+	// (cmd=(etcdctl ...); command -v etcdutl && cmd=(etcdutl ...)).
+	alternatives := map[string][][]word{}
 	var out []invocation
-	for _, cmd := range cmds {
+	var pending [][]word
+	for len(cmds) > 0 || len(pending) > 0 {
+		var cmd []word
+		if len(pending) > 0 {
+			cmd, pending = pending[0], pending[1:]
+		} else {
+			cmd, cmds = cmds[0], cmds[1:]
+		}
 		i := 0
 		for i < len(cmd) {
 			w := cmd[i]
@@ -443,8 +454,12 @@ func findInvocations(file, src string, tools map[string]bool) ([]invocation, err
 				name, plus := strings.CutSuffix(strings.TrimSuffix(w.text, "="), "+")
 				if plus {
 					arrays[name] = append(arrays[name], w.assign...)
+					for k := range alternatives[name] {
+						alternatives[name][k] = append(alternatives[name][k], w.assign...)
+					}
 				} else {
 					arrays[name] = w.assign
+					alternatives[name] = append(alternatives[name], w.assign)
 				}
 				i++
 				continue
@@ -466,6 +481,15 @@ func findInvocations(file, src string, tools map[string]bool) ([]invocation, err
 				continue
 			}
 			break
+		}
+		if i < len(cmd) && cmd[i].array != "" {
+			// The array is the command: scan it once per value it was given.
+			for _, alt := range alternatives[cmd[i].array] {
+				if len(alt) > 0 {
+					pending = append(pending, append(append([]word{}, alt...), cmd[i+1:]...))
+				}
+			}
+			continue
 		}
 		if i >= len(cmd) || !cmd[i].literal {
 			continue

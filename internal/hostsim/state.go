@@ -28,7 +28,9 @@ type State struct {
 	CertificateKey string                `json:"certificate_key,omitempty"`
 	CertKeyExpires time.Time             `json:"certificate_key_expires,omitzero"`
 	Hosts          map[string]*HostState `json:"hosts,omitempty"`
-	Faults         []Fault               `json:"faults,omitempty"`
+	// Etcd is the control plane's stacked etcd (kubeadm init creates it).
+	Etcd   *Etcd   `json:"etcd,omitempty"`
+	Faults []Fault `json:"faults,omitempty"`
 }
 
 // CA is the cluster certificate authority (PEM).
