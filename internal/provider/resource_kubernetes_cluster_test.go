@@ -110,7 +110,7 @@ func TestAccKubernetesCluster_lifecycle(t *testing.T) {
 				ImportStateId:                        "prod-k8s@" + m1.Addr,
 				ImportStateVerify:                    true,
 				ImportStateVerifyIdentifierAttribute: "name",
-				ImportStateVerifyIgnore: []string{"plan_summary", "plan", "planned_jobs", "operation", "evidence", "capabilities", "nodes",
+				ImportStateVerifyIgnore: []string{"plan_summary", "plan", "planned_instances", "plan_digest", "operation", "evidence", "capabilities", "nodes",
 					"health", "timeouts", "approvals", "handle", "artifacts"},
 			},
 			{

@@ -1,0 +1,216 @@
+package provider
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// -update rewrites the goldens of `tofu plan -no-color` (testdata/*.golden)
+// instead of comparing against them; CP_UPDATE_GOLDEN=1 does the same.
+var updateGolden = flag.Bool("update", false, "rewrite the testdata goldens of tofu plan")
+
+// planHostsHCL lists n hosts named prefix-1..n on 10.0.base.1.. (plan
+// makes no SSH connection, so no host needs to exist).
+func planHostsHCL(prefix string, n, base int) string {
+	parts := make([]string, n)
+	for i := range n {
+		parts[i] = fmt.Sprintf("{ name = %q, address = %q }", fmt.Sprintf("%s-%d", prefix, i+1), fmt.Sprintf("10.%d.%d.%d", base, (i/250)%250, i%250+1))
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// planViewProvider is a provider logging in with key files that exist
+// (plan checks them; it makes no SSH connection).
+func planViewProvider(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	key, known := filepath.Join(dir, "id_ed25519"), filepath.Join(dir, "known_hosts")
+	must(t, os.WriteFile(key, []byte("not read at plan\n"), 0o600))
+	must(t, os.WriteFile(known, nil, 0o600))
+	return fmt.Sprintf(`
+provider "cp" {
+  environment = "prod"
+  actor       = "ci"
+  actor_roles = ["sre", "platform_admin"]
+  ssh = {
+    user             = "deploy"
+    private_key_file = %q
+    known_hosts_file = %q
+  }
+}
+`, key, known)
+}
+
+// planViewConfig is planViewProvider and a cluster of the given masters
+// and workers.
+func planViewConfig(t *testing.T, masters, workers int, extra string) string {
+	return planViewProvider(t) + clusterHCL(planHostsHCL("master", masters, 0), planHostsHCL("worker", workers, 1), extra)
+}
+
+// write replaces the configuration of r (after the required_providers
+// block newTofuRun wrote).
+func (r *tofuRun) write(config string) {
+	r.t.Helper()
+	must(r.t, os.WriteFile(filepath.Join(r.dir, "main.tf"), []byte(`terraform {
+  required_providers {
+    cp = { source = "intentops/cp" }
+  }
+}
+`+config), 0o644))
+}
+
+// tofuPlan runs `tofu plan -no-color` in r and returns its output with
+// the machine-specific paths replaced by placeholders.
+func tofuPlan(t *testing.T, r *tofuRun) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	c := r.cmd(ctx, filepath.Join(t.TempDir(), "tofu.log"), "plan")
+	out, err := c.CombinedOutput()
+	if err != nil {
+		t.Fatalf("tofu plan: %v\n%s", err, out)
+	}
+	return normalizePlan(string(out), r.dir)
+}
+
+var tempPathRE = regexp.MustCompile(`/tmp/[^\s"]*`)
+
+func normalizePlan(out, dir string) string {
+	out = strings.ReplaceAll(out, filepath.Dir(dir), "<tmp>")
+	return tempPathRE.ReplaceAllString(out, "<tmp-path>")
+}
+
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *updateGolden || os.Getenv("CP_UPDATE_GOLDEN") == "1" {
+		must(t, os.MkdirAll("testdata", 0o755))
+		must(t, os.WriteFile(p, []byte(got), 0o644))
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("read golden %s: %v (run with -update to write it)", p, err)
+	}
+	if string(want) != got {
+		t.Errorf("tofu plan differs from %s (run with -update to accept):\n--- got\n%s\n--- want\n%s", p, got, want)
+	}
+}
+
+func lineCount(s string) int { return strings.Count(s, "\n") }
+
+// The diff of a 3 masters + 7 workers create is the compact plan: each
+// job once with its hosts, the digest, and the per-instance map as one
+// line; a step with a gate shows it waiting (with a warning naming it,
+// its roles and the HCL to paste), then approved by the provider's actor
+// with the option given once the approval is in the configuration.
+func TestAccPlanView_create3x7(t *testing.T) {
+	testAccPreCheck(t)
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("TF_ACC is not set")
+	}
+	r := newTofuRun(t, planViewConfig(t, 3, 7, ""))
+	got := tofuPlan(t, r)
+	checkGolden(t, "plan_3_7.golden", got)
+	if n := lineCount(got); n > 150 {
+		t.Errorf("tofu plan of a 3+7 create is %d lines, want at most 150", n)
+	}
+	for _, want := range []string{
+		"hosts (10): master-1..3, worker-1..7",
+		"join-workers (7): worker-1..7",
+		"planned_instances        = (sensitive value)",
+		`plan_digest              = "sha256:`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("tofu plan lacks %q:\n%s", want, got)
+		}
+	}
+
+}
+
+// certsHCL is a certificate renewal on two masters: its plan holds the
+// approve-certificate-renewal gate before the renewals.
+func certsHCL(t *testing.T, extra string) string {
+	t.Helper()
+	return planViewProvider(t) + `
+resource "cp_scenario" "certs" {
+  pack   = "kubernetes"
+  action = "renew_certificates"
+  name   = "prod-k8s"
+  hosts  = [{ name = "master-1", address = "10.0.0.1", role = "master" }, { name = "master-2", address = "10.0.0.2", role = "master" }]
+  ` + extra + `
+}
+`
+}
+
+// A gate without an approval shows as waiting in the plan, with the HCL to
+// paste, and a warning names it and its roles; with the approval in the
+// configuration it shows approved by the provider's actor with that
+// option, and no warning.
+func TestAccPlanView_gateWaitingThenApproved(t *testing.T) {
+	testAccPreCheck(t)
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("TF_ACC is not set")
+	}
+	r := newTofuRun(t, certsHCL(t, ""))
+	waiting := tofuPlan(t, r)
+	checkGolden(t, "plan_gate_waiting.golden", waiting)
+	for _, want := range []string{
+		"approve-certificate-renewal (approval): waiting for a decision by an actor with role platform_admin or sre",
+		"- gate approve-certificate-renewal: waiting",
+		"Warning: Gate approve-certificate-renewal is waiting",
+		"decided by an actor with role platform_admin or sre",
+		`  approvals = [{ gate = "approve-certificate-renewal", option = "renew" }]`,
+	} {
+		if !strings.Contains(waiting, want) {
+			t.Errorf("the waiting plan lacks %q:\n%s", want, waiting)
+		}
+	}
+	r.write(certsHCL(t, `approvals = [{ gate = "approve-certificate-renewal", option = "renew" }]`))
+	approved := tofuPlan(t, r)
+	checkGolden(t, "plan_gate_approved.golden", approved)
+	for _, want := range []string{
+		`approve-certificate-renewal (approval): approved by ci with option "renew"`,
+		"- gate approve-certificate-renewal: approved",
+	} {
+		if !strings.Contains(approved, want) {
+			t.Errorf("the approved plan lacks %q:\n%s", want, approved)
+		}
+	}
+	if strings.Contains(approved, "Warning: Gate") || strings.Contains(approved, "to decide, add to the resource") {
+		t.Errorf("the approved gate still warns or offers the HCL to paste:\n%s", approved)
+	}
+}
+
+// hostEntryRE matches the lines of one `{ name, address }` element of the
+// masters and workers lists as `tofu plan` echoes them.
+var hostEntryRE = regexp.MustCompile(`(?m)^ *\+ \{\n *\+ address = "[^"]*"\n *\+ name +\= "[^"]*"\n *\},\n`)
+
+// A 1,000-node create: what the provider adds to the echo of the
+// configuration's 1,000 hosts (4 lines each, which OpenTofu prints as
+// given) is at most 200 lines of `tofu plan`.
+func TestAccPlanView_create1000(t *testing.T) {
+	testAccPreCheck(t)
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("TF_ACC is not set")
+	}
+	got := tofuPlan(t, newTofuRun(t, planViewConfig(t, 3, 997, `pod_cidr = "10.244.0.0/14"`)))
+	rest := hostEntryRE.ReplaceAllString(got, "")
+	if hosts := len(hostEntryRE.FindAllString(got, -1)); hosts != 1000 {
+		t.Fatalf("found %d host entries in the plan, want 1000:\n%s", hosts, got)
+	}
+	t.Logf("tofu plan of a 1,000-node create: %d lines, %d without the hosts' echo", lineCount(got), lineCount(rest))
+	if n := lineCount(rest); n > 200 {
+		t.Errorf("tofu plan of a 1,000-node create is %d lines besides the hosts, want at most 200:\n%s", n, rest)
+	}
+	if !strings.Contains(got, "hosts (1000): master-1..3, worker-1..997") || !strings.Contains(got, "join-workers (997): worker-1..997") {
+		t.Errorf("the hosts are not shown as ranges:\n%s", got)
+	}
+}
