@@ -1,0 +1,209 @@
+package provider
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/intentops/terraform-provider-cp/internal/testhosts"
+)
+
+// decisionsPolicy: in qa only aws_s3 may serve object storage; in prod
+// only aws_s3 too, but the role security may grant an exception.
+const decisionsPolicy = `
+  capability_policy = {
+    "object_storage.s3" = {
+      environments = {
+        qa   = { allowed_providers = ["aws_s3"] }
+        prod = { allowed_providers = ["aws_s3"], exception_roles = ["security"] }
+      }
+    }
+  }`
+
+// decisionsProvider is a provider block for the test hosts with the
+// wo-probe pack, the decisions policy and the given actor roles.
+func decisionsProvider(c *testhosts.Cluster, pack, roles string) string {
+	h := c.Hosts()[0]
+	return fmt.Sprintf(`
+provider "cp" {
+  environment = "qa"
+  actor       = "ci"
+  actor_roles = %s
+  pack_dirs   = [%q]
+  ssh = {
+    user             = %q
+    private_key_file = %q
+    known_hosts_file = %q
+  }
+  %s
+}
+`, roles, pack, h.User, c.KeyPath(), c.KnownHostsPath(), decisionsPolicy)
+}
+
+// probeScenario plans the wo-probe pack in env over the candidates named
+// in cands (name = provider kind), with credentials on credsOn and the
+// given approvals.
+func probeScenario(c *testhosts.Cluster, env string, cands [][2]string, credsOn, approvals string) string {
+	h := c.Hosts()[0]
+	var cs []string
+	for _, cd := range cands {
+		creds := ""
+		if cd[0] == credsOn {
+			creds = `, access_key_wo = "AKIAPICKPROBE00001", secret_key_wo = "pick-probe-secret-1", credentials_wo_version = 1`
+		}
+		cs = append(cs, fmt.Sprintf(`{ name = %q, provider = %q, capability = "object_storage.s3", attributes = { endpoint = "https://%s.s3.example.test" }%s }`, cd[0], cd[1], cd[0], creds))
+	}
+	return fmt.Sprintf(`
+resource "cp_scenario" "probe" {
+  pack        = "wo-probe"
+  name        = "probe"
+  environment = %q
+  hosts       = [{ name = %q, address = %q, role = "master" }]
+  candidates  = [%s]
+  approvals   = %s
+}
+`, env, h.Name, h.Addr, strings.Join(cs, ",\n    "), approvals)
+}
+
+const selectGate = "select-object-storage-s3-provider"
+
+func selectApproval(option string) string {
+	return fmt.Sprintf(`[{ gate = %q, option = %q }]`, selectGate, option)
+}
+
+// planShows checks that the planned compact plan of cp_scenario.probe
+// matches re.
+func planShows(re string) resource.ConfigPlanChecks {
+	return resource.ConfigPlanChecks{PostApplyPreRefresh: []plancheck.PlanCheck{
+		plancheck.ExpectKnownValue("cp_scenario.probe", tfjsonpath.New("plan"), knownvalue.StringRegexp(regexp.MustCompile(re))),
+	}}
+}
+
+// Provider selection through OpenTofu: two aws_s3 candidates stop at the
+// provider-selection gate; the approval choosing aws-a plans the binding
+// to aws-a, choosing aws-b plans aws-b, and applying the aws-b choice
+// hands the job aws-b's endpoint on the host. An option the gate does
+// not have is refused at plan on approvals[0].option.
+func TestAccDecisions_providerSelectionEachCandidate(t *testing.T) {
+	testAccPreCheck(t)
+	c := accHosts(t, "pick", "node-1")
+	h := c.Hosts()[0]
+	pack := writePack(t, woProbePack)
+	prov := decisionsProvider(c, pack, `["sre", "platform_admin"]`)
+	two := [][2]string{{"aws-a", "aws_s3"}, {"aws-b", "aws_s3"}}
+	endpointOnHost := func(want string) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			b, err := os.ReadFile(filepath.Join(h.Upper, "var/lib/wo-probe/endpoint"))
+			if err != nil {
+				return fmt.Errorf("got: %v want: the endpoint written by use-storage on %s", err, h.Name)
+			}
+			if got := strings.TrimSpace(string(b)); got != want {
+				return fmt.Errorf("got: endpoint %q on the host want: %q", got, want)
+			}
+			return nil
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:             prov + probeScenario(c, "qa", two, "aws-a", selectApproval("bind aws-a")),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks:   planShows(`object_storage\.s3: bind aws-a`),
+			},
+			{
+				Config:             prov + probeScenario(c, "qa", two, "aws-b", selectApproval("bind aws-b")),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks:   planShows(`object_storage\.s3: bind aws-b`),
+			},
+			{
+				Config:      prov + probeScenario(c, "qa", two, "aws-a", selectApproval("bind aws-c")),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)approvals\[0\]\.option:.*has\s+no\s+option\s+"bind\s+aws-c"`),
+			},
+			{
+				Config: prov + probeScenario(c, "qa", two, "aws-b", selectApproval("bind aws-b")),
+				Check:  endpointOnHost("https://aws-b.s3.example.test"),
+			},
+		},
+	})
+}
+
+// A policy exception through OpenTofu: in prod no allowed provider is a
+// candidate, so the plan stops at the policy_exception gate; granting
+// "bind minio-shared" as an actor holding the exception role security
+// plans the binding, and the same approval by an actor holding only sre
+// is refused at plan on approvals[0].
+func TestAccDecisions_policyExceptionGrantedAndRefused(t *testing.T) {
+	testAccPreCheck(t)
+	c := accHosts(t, "exception", "node-1")
+	pack := writePack(t, woProbePack)
+	shared := [][2]string{{"minio-shared", "shared_minio"}}
+	grant := `[{ gate = "exception-object-storage-s3", option = "grant exception: bind minio-shared" }]`
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:             decisionsProvider(c, pack, `["security"]`) + probeScenario(c, "prod", shared, "minio-shared", grant),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks:   planShows(`object_storage\.s3: bind minio-shared`),
+			},
+			{
+				Config:      decisionsProvider(c, pack, `["sre"]`) + probeScenario(c, "prod", shared, "minio-shared", grant),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)approvals\[0\]:.*needs\s+an\s+actor\s+holding\s+one\s+of\s+the\s+roles\s+"security"`),
+			},
+		},
+	})
+}
+
+// Decisions refused at plan on a new cluster: an intervention on
+// validate-inputs, whose controls.manual_intervention.allowed is false,
+// on interventions[0].job; an option the deletion gate does not have, on
+// approvals[0].option.
+func TestAccDecisions_refusedAtPlan(t *testing.T) {
+	testAccPreCheck(t)
+	c := accHosts(t, "refused", "master-1")
+	prov := accProvider(c, "")
+	cluster := func(extra string) string {
+		return `
+resource "cp_kubernetes_cluster" "refused" {
+  name    = "refused"
+  storage = "none"
+  masters = ` + nodesHCL(c, "master-1") + `
+  workers = []
+  ` + extra + `
+}
+`
+	}
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:      prov + cluster(`interventions = [{ job = "validate-inputs", node = "master-1", note = "edited by hand" }]`),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)interventions\[0\]\.job:.*manual_intervention\.allowed:\s+false`),
+			},
+			{
+				Config:      prov + cluster(`approvals = [{ gate = "confirm-cluster-deletion", option = "delete everything" }]`),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)approvals\[0\]\.option:.*has\s+no\s+option\s+"delete\s+everything"`),
+			},
+		},
+	})
+}
