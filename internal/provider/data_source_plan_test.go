@@ -237,3 +237,55 @@ func onlyWorker3Needs(s *terraform.State) error {
 	}
 	return nil
 }
+
+// cp_plan's planned_instances is the per-instance DAG keyed by instance id,
+// the same map the resources show; digest is its digest.
+func TestAccPlanDataSource_plannedInstances(t *testing.T) {
+	addr := "data.cp_plan.cluster"
+	w3 := tfjsonpath.New("planned_instances").AtMapKey("join-workers[worker-3]")
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: clusterPlan("") + `
+output "instances" {
+  value = length(data.cp_plan.cluster.planned_instances)
+}
+output "listed" {
+  value = length(data.cp_plan.cluster.instances)
+}
+output "w3_needs" {
+  value = join(",", data.cp_plan.cluster.planned_instances["join-workers[worker-3]"].needs)
+}
+`,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(addr, w3.AtMapKey("job"), knownvalue.StringExact("join-workers")),
+				statecheck.ExpectKnownValue(addr, w3.AtMapKey("host"), knownvalue.StringExact("worker-3")),
+				statecheck.ExpectKnownValue(addr, w3.AtMapKey("stage"), knownvalue.StringExact("join-workers")),
+				statecheck.ExpectKnownValue(addr, w3.AtMapKey("status"), knownvalue.StringExact("will run")),
+				statecheck.ExpectKnownValue(addr, w3.AtMapKey("idempotency_key"), knownvalue.StringRegexp(regexp.MustCompile(`worker-3`))),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("planned_instances").AtMapKey("label-node[worker-3]").AtMapKey("run_on"), knownvalue.StringExact("master-1")),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("digest"), knownvalue.StringRegexp(regexp.MustCompile(`^sha256:[0-9a-f]{64}$`))),
+			},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				// Needs are matched per host: worker-3's own, no other worker's.
+				func(s *terraform.State) error {
+					needs := fmt.Sprint(s.RootModule().Outputs["w3_needs"].Value)
+					if m := regexp.MustCompile(`worker-[0-9]+`).FindAllString(needs, -1); len(m) == 0 || strings.Join(m, ",") != strings.Repeat("worker-3,", len(m)-1)+"worker-3" {
+						return fmt.Errorf("join-workers[worker-3] needs %s, want worker-3's own instances only", needs)
+					}
+					return nil
+				},
+				resource.TestMatchOutput("w3_needs", regexp.MustCompile(`install-kubernetes-packages\[worker-3\]`)),
+				// Every instance of the list is a key of the map.
+				func(s *terraform.State) error {
+					out := s.RootModule().Outputs
+					if out["instances"].Value != out["listed"].Value {
+						return fmt.Errorf("planned_instances has %v entries, instances %v", out["instances"].Value, out["listed"].Value)
+					}
+					return nil
+				},
+			),
+		}},
+	})
+}
