@@ -83,18 +83,15 @@ func (s *sim) etcdConnect(st *State, p flags) ([]string, int) {
 	if st.Etcd == nil {
 		return nil, s.etcdUnreachable(eps)
 	}
-	caPEM, err := s.readHostFile(p.get("cacert"))
-	if err != nil {
-		return nil, s.fail(1, "Error: %v", err)
+	files := map[string][]byte{}
+	for _, f := range []string{"cacert", "cert", "key"} {
+		b, err := s.readHostFile(p.get(f))
+		if err != nil {
+			return nil, s.fail(1, "Error: open %s: %v", p.get(f), errors.Unwrap(err))
+		}
+		files[f] = b
 	}
-	pair, err := s.readHostFile(p.get("cert"))
-	if err != nil {
-		return nil, s.fail(1, "Error: %v", err)
-	}
-	key, err := s.readHostFile(p.get("key"))
-	if err != nil {
-		return nil, s.fail(1, "Error: %v", err)
-	}
+	caPEM, pair, key := files["cacert"], files["cert"], files["key"]
 	if strings.TrimSpace(string(caPEM)) != strings.TrimSpace(st.Etcd.CA.CertPEM) {
 		return nil, s.fail(1, "Error: context deadline exceeded (x509: certificate signed by unknown authority: %s is not the CA of the etcd cluster)", p.get("cacert"))
 	}
