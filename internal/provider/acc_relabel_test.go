@@ -97,7 +97,7 @@ resource "cp_kubernetes_cluster" "k" {
 	relabelPlanned := []plancheck.PlanCheck{
 		plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 		plancheck.ExpectKnownValue(addr, tfjsonpath.New("plan_summary"), knownvalue.StringRegexp(regexp.MustCompile(`kubernetes.relabel@1.0.0`))),
-		plancheck.ExpectKnownValue(addr, tfjsonpath.New("plan"), knownvalue.StringRegexp(regexp.MustCompile(`relabel-nodes\[master-1\]`))),
+		plancheck.ExpectKnownValue(addr, tfjsonpath.New("plan"), knownvalue.StringRegexp(regexp.MustCompile(`(?m)^  - relabel-nodes: master-1$`))),
 	}
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
@@ -116,9 +116,10 @@ resource "cp_kubernetes_cluster" "k" {
 				// The plan shows exactly the change (in the job's key).
 				Config: after,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: append(slices.Clone(relabelPlanned),
-					plancheck.ExpectKnownValue(addr, tfjsonpath.New("plan"), knownvalue.StringRegexp(regexp.MustCompile(
-						`key: relabel-nodes:relabel:master-1/rack=r2,worker-1/example\.com/team=payments,worker-1/tier=db,worker-1/zone-,`+
-							`worker-1/dedicated=web:NoSchedule,worker-1/gpu:NoExecute\n`))))},
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("planned_instances").AtMapKey("relabel-nodes[master-1]").AtMapKey("idempotency_key"),
+						knownvalue.StringRegexp(regexp.MustCompile(
+							`^relabel-nodes:relabel:master-1/rack=r2,worker-1/example\.com/team=payments,worker-1/tier=db,worker-1/zone-,`+
+								`worker-1/dedicated=web:NoSchedule,worker-1/gpu:NoExecute$`))))},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr(addr, "operation.action", "relabel"),
 					resource.TestCheckResourceAttr(addr, "operation.status", "Completed"),

@@ -81,7 +81,8 @@ func TestAccKubernetesCluster_lifecycle(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(addr, tfjsonpath.New("plan_summary"), knownvalue.StringRegexp(regexp.MustCompile(`kubernetes.add_node@1.0.0`))),
-					plancheck.ExpectKnownValue(addr, tfjsonpath.New("plan"), knownvalue.StringRegexp(regexp.MustCompile(`join-worker\[worker-6\]`))),
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("plan"), knownvalue.StringRegexp(regexp.MustCompile(`(?m)^  - join-worker: worker-6$`))),
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("planned_instances").AtMapKey("join-worker[worker-6]").AtMapKey("host"), knownvalue.StringExact("worker-6")),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{status("Completed")},
 				Check:             resource.TestCheckResourceAttr(addr, "operation.action", "add_node"),
@@ -90,7 +91,7 @@ func TestAccKubernetesCluster_lifecycle(t *testing.T) {
 				// Removing it plans remove_node behind the destructive gate, approved in HCL.
 				Config: prov + clusterHCL(masters, five, removal),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectKnownValue(addr, tfjsonpath.New("plan"), knownvalue.StringRegexp(regexp.MustCompile(`(?s)confirm-node-removal.*drain-node\[worker-6\]`))),
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("plan"), knownvalue.StringRegexp(regexp.MustCompile(`(?s)confirm-node-removal \(destructive\): approved by ci with option "remove node".*- drain-node: worker-6\n`))),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{status("Completed")},
 				Check:             resource.TestCheckResourceAttr(addr, "operation.action", "remove_node"),
