@@ -82,3 +82,42 @@ func gateOf(p *protocol.Plan, id string) *protocol.Gate {
 	}
 	return nil
 }
+
+// A create option chosen through the spec plans the sub-operation that
+// creates the provider; without the choice the exception gate waits and
+// nothing is created.
+func TestSpecChoicesCreateOptionPlansTheSubOperation(t *testing.T) {
+	cat := builtinCat(t)
+	s := Spec{Pack: "tempo", Name: "tracing", Environment: "prod",
+		Hosts:  []operation.HostAccess{hostAccess("master-1", protocol.RoleMaster, nil)},
+		Params: map[string]string{"namespace": "tracing"},
+		State: planner.State{Artifacts: []protocol.Artifact{{ID: "kubeconfig.admin", Sensitivity: protocol.SensitivitySecret, Host: "master-1", Ref: "master-1:/etc/kubernetes/admin.conf"},
+			{ID: "object_storage.s3.endpoint", Sensitivity: protocol.SensitivityPublic, Value: "https://s3.example"},
+			{ID: "object_storage.s3.credentials", Sensitivity: protocol.SensitivitySecret, Ref: "env:S3_CREDENTIALS"}}},
+		Candidates: []capability.Candidate{
+			{Name: "cp_kubernetes_cluster.prod", Provider: "cp_kubernetes_cluster", Source: capability.SourceResource, Capability: protocol.Capability{Key: "kubernetes.cluster"}},
+			{Name: "cp_kubernetes_cluster.prod", Provider: "kubernetes_secrets", Source: capability.SourceResource, Capability: protocol.Capability{Key: "secret.store"}},
+		}}
+	env := Planning{Catalog: cat, Now: time.Unix(0, 0),
+		Policy: capability.Policy{"object_storage.s3": {"prod": {AllowedProviders: []string{"aws_s3"}, ExceptionRoles: []string{"security"}}}}}
+	for _, tc := range []struct {
+		name   string
+		choice []Approval
+		roles  []string
+		subOps bool
+	}{
+		{name: "no choice waits", subOps: false},
+		{name: "granted create", choice: []Approval{{Gate: "exception-object-storage-s3", Option: "grant exception: create dedicated_minio"}}, roles: []string{"security"}, subOps: true},
+		{name: "create by an actor without the role waits", choice: []Approval{{Gate: "exception-object-storage-s3", Option: "grant exception: create dedicated_minio"}}, roles: []string{"sre"}, subOps: false},
+	} {
+		sp := s
+		sp.Choices = Decisions(tc.choice, Actor{Name: "alice", Roles: tc.roles})
+		op, err := sp.Compose(env, Change{Action: "install"})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := len(op.Composed.Plan.SubOps) > 0; got != tc.subOps {
+			t.Errorf("%s got sub-operations %v want %v", tc.name, op.Composed.Plan.SubOps, tc.subOps)
+		}
+	}
+}
