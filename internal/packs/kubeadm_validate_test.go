@@ -112,7 +112,8 @@ func renderCluster(t *testing.T, bin string, c kubeadmCluster) (configs []render
 		env["CP_TEST_KUBEADM_PHASE_VERSION"] = kubeadmRequired(t)
 	}
 	started := time.Now()
-	ok(m, "init-control-plane", m.run("kubernetes/scripts/init-control-plane.sh", env, "/etc/kubernetes/admin.conf", "/var/lib/cp/kubernetes"))
+	ok(m, "init-control-plane", m.run("kubernetes/scripts/init-control-plane.sh", env, "/etc/kubernetes/admin.conf", "/etc/kubernetes/kubelet.conf",
+		"/etc/kubernetes/manifests", "/var/lib/cp/kubernetes", "/var/lib/kubelet", "/var/lib/etcd", "/etc/cni/net.d"))
 	inits := m.captured()
 	if len(inits) != 1 || !strings.HasSuffix(inits[0], "-init.yaml") {
 		t.Fatalf("init-control-plane gave kubeadm %v, want one init configuration", inits)
@@ -141,7 +142,7 @@ func renderCluster(t *testing.T, bin string, c kubeadmCluster) (configs []render
 	// join-node on every other host.
 	join := func(host, role string) {
 		j := newKubeadmHost(t, bin)
-		ok(j, "join-node on "+host, j.run("kubernetes/scripts/join-node.sh", j.env(j.artifactEnv(base(host, role), arts)), "/etc/kubernetes/kubelet.conf"))
+		ok(j, "join-node on "+host, j.run("kubernetes/scripts/join-node.sh", j.env(j.artifactEnv(base(host, role), arts)), retryPaths...))
 		files := j.captured()
 		if len(files) != 1 || !strings.HasSuffix(files[0], "-join.yaml") {
 			t.Fatalf("join-node on %s gave kubeadm %v, want one join configuration", host, files)

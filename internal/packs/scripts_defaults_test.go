@@ -85,7 +85,7 @@ func TestScriptsAcceptPackDefaults(t *testing.T) {
 			}},
 		{script: "kubernetes/scripts/join-node.sh", pack: "kubernetes", env: hosts,
 			arts:    map[string]string{"kubeadm.join_token": token + "\n", "kubeadm.ca_cert_hash": hash + "\n"},
-			rewrite: []string{"/etc/kubernetes/kubelet.conf"},
+			rewrite: retryPaths,
 			check: func(t *testing.T, h *scriptHost) {
 				docs := yamlDocs(t, h.log(h.values))
 				if len(docs) != 1 {
@@ -104,7 +104,7 @@ func TestScriptsAcceptPackDefaults(t *testing.T) {
 			arts: map[string]string{"kubeadm.join_token": token, "kubeadm.ca_cert_hash": hash,
 				"kubeadm.certificate_key": strings.Repeat("ab", 32)},
 			params:  map[string]string{"control_plane_endpoint": "lb.example.com:6443", "kubernetes_version": "1.30.5"},
-			rewrite: []string{"/etc/kubernetes/kubelet.conf"},
+			rewrite: retryPaths,
 			check: func(t *testing.T, h *scriptHost) {
 				docs := yamlDocs(t, h.log(h.values))
 				cp := dig(docs[0], "controlPlane").(map[string]any)

@@ -396,7 +396,7 @@ func TestJoinNodeConfig(t *testing.T) {
 			}
 			env := h.artifactEnv(packEnv(t, "kubernetes", c.params), a)
 			env["CP_FIRST_MASTER_ADDRESS"] = "10.0.0.10"
-			refused(t, h, h.run(script, env, "/etc/kubernetes/kubelet.conf"), c.want)
+			refused(t, h, h.run(script, env, retryPaths...), c.want)
 			if cfg := h.log(h.values); cfg != "" {
 				t.Errorf("kubeadm join ran with a refused %s:\n%s", name, cfg)
 			}

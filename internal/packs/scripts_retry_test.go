@@ -111,6 +111,7 @@ func joinHost(t *testing.T, answer string) (*scriptHost, map[string]string) {
 		"registered": `echo node/node-1`,
 		"notfound":   `echo 'Error from server (NotFound): nodes "node-1" not found' >&2; exit 1`,
 		"down":       `echo 'Unable to connect to the server: dial tcp 10.0.0.10:6443: connect: connection refused' >&2; exit 1`,
+		"unloadable": `echo 'error: error loading config file "/etc/kubernetes/kubelet.conf": yaml: line 2: mapping values are not allowed in this context' >&2; exit 1`,
 	}[answer]
 	h.stub("kubectl", `case " $* " in *" get node "*) `+get+` ;; esac`)
 	h.stub("kubeadm", `case " $* " in *" reset "*) rm -f "`+h.root+`/etc/kubernetes/kubelet.conf" ;; esac`)
@@ -135,6 +136,14 @@ func TestJoinNodeRetry(t *testing.T) {
 	}
 	if h.exists("/etc/cni/net.d") || !h.exists("/var/lib/cp/kubernetes/joined") {
 		t.Errorf("after the retry: /etc/cni/net.d kept (%v) or no joined marker (%v)", h.exists("/etc/cni/net.d"), h.exists("/var/lib/cp/kubernetes/joined"))
+	}
+
+	// A kubelet.conf that kubectl (and so the kubelet) cannot load is a
+	// leftover, not a joined node.
+	h, env = joinHost(t, "unloadable")
+	succeeded(t, h.run(script, env, retryPaths...))
+	if calls := h.log(h.calls); callIndex(calls, "kubeadm reset -f") < 0 || callIndex(calls, "kubeadm join --config") < 0 {
+		t.Errorf("an unloadable kubelet.conf was not reset before the join:\n%s", calls)
 	}
 
 	h, env = joinHost(t, "registered")

@@ -58,7 +58,8 @@ if [[ -n "$left" ]]; then
   if [[ -s /etc/kubernetes/kubelet.conf ]]; then
     if out=$(kubectl --kubeconfig /etc/kubernetes/kubelet.conf get node "$CP_HOST" -o name 2>&1); then
       registered=yes
-    elif [[ "$out" == *"(NotFound)"* ]]; then
+    elif [[ "$out" == *"(NotFound)"* || "$out" == *"invalid configuration"* || "$out" == *"error loading config file"* ]]; then
+      # Not found, or a kubelet.conf kubectl (and so the kubelet) cannot load.
       registered=no
     fi
     out=${out//[[:cntrl:]]/ }
