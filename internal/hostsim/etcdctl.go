@@ -131,7 +131,7 @@ func (s *sim) etcdMemberAt(st *State, ep string) (EtcdMember, bool) {
 	host := strings.Trim(strings.TrimSuffix(strings.TrimPrefix(ep, "https://"), ":2379"), "[]")
 	for _, m := range st.Etcd.Members {
 		local := m.Host == s.host.Host
-		if (host == "127.0.0.1" && local) || net.ParseIP(host).Equal(net.ParseIP(m.Address)) {
+		if (host == "127.0.0.1" && local) || (host != "127.0.0.1" && net.ParseIP(host).Equal(net.ParseIP(m.Address))) {
 			if local {
 				if _, err := os.Stat(s.path("/etc/kubernetes/manifests/etcd.yaml")); err != nil {
 					return EtcdMember{}, false

@@ -233,6 +233,12 @@ func TestEtcdctlSnapshotSaveStatusRestore(t *testing.T) {
 		t.Errorf("a user read the root-only snapshot")
 	}
 
+	// The etcd static Pod mounts /var/lib/etcd from the host, as kubeadm's
+	// does (restore-etcd-snapshot swaps that directory).
+	if m := e.file("master-1", "/etc/kubernetes/manifests/etcd.yaml"); !regexp.MustCompile(`(?m)^  - hostPath:\n      path: /var/lib/etcd$`).MatchString(m) {
+		t.Errorf("etcd.yaml mounts no /var/lib/etcd:\n%s", m)
+	}
+
 	// Restore the snapshot taken before worker-1 joined.
 	restore := []string{"etcdctl", "snapshot", "restore", "/var/backups/a.db", "--data-dir", "/var/lib/etcd.restore", "--name", "master-1",
 		"--initial-cluster", "master-1=https://10.0.0.1:2380", "--initial-advertise-peer-urls", "https://10.0.0.1:2380"}

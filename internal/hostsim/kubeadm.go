@@ -256,6 +256,9 @@ func staticPodManifests(version string) map[string]string {
 	for _, c := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd"} {
 		out["/etc/kubernetes/manifests/"+c+".yaml"] = fmt.Sprintf("apiVersion: v1\nkind: Pod\nmetadata:\n  name: %s\n  namespace: kube-system\nspec:\n  containers:\n  - name: %s\n    image: registry.k8s.io/%s:%s\n", c, c, c, version)
 	}
+	// etcd's data and certificates are host paths, as in kubeadm's manifest.
+	out["/etc/kubernetes/manifests/etcd.yaml"] += "    command:\n    - etcd\n    - --data-dir=/var/lib/etcd\n    volumeMounts:\n    - mountPath: /var/lib/etcd\n      name: etcd-data\n    - mountPath: /etc/kubernetes/pki/etcd\n      name: etcd-certs\n" +
+		"  volumes:\n  - hostPath:\n      path: /etc/kubernetes/pki/etcd\n      type: DirectoryOrCreate\n    name: etcd-certs\n  - hostPath:\n      path: /var/lib/etcd\n      type: DirectoryOrCreate\n    name: etcd-data\n"
 	return out
 }
 
