@@ -56,7 +56,6 @@ reset_leftovers() {
       "$t-save" | { grep -v -e KUBE- -e CNI- -e cali- -e cali: -e FLANNEL -e flannel -e CILIUM || true; } | "$t-restore"
     fi
   done
-  if command -v ipvsadm >/dev/null; then ipvsadm --clear; fi
 }
 
 if [[ -s "$admin" ]] && ! ready; then
