@@ -2,11 +2,13 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -112,10 +114,10 @@ func lineCount(s string) int { return strings.Count(s, "\n") }
 // its roles and the HCL to paste), then approved by the provider's actor
 // with the option given once the approval is in the configuration.
 func TestAccPlanView_create3x7(t *testing.T) {
-	testAccPreCheck(t)
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("TF_ACC is not set")
 	}
+	testAccPreCheck(t)
 	r := newTofuRun(t, planViewConfig(t, 3, 7, ""))
 	got := tofuPlan(t, r)
 	checkGolden(t, "plan_3_7.golden", got)
@@ -132,7 +134,38 @@ func TestAccPlanView_create3x7(t *testing.T) {
 			t.Errorf("tofu plan lacks %q:\n%s", want, got)
 		}
 	}
-
+	// The per-instance map is in full, keyed by instance id, in the
+	// saved plan's JSON.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	logs := t.TempDir()
+	if out, err := r.cmd(ctx, filepath.Join(logs, "plan.log"), "plan", "-out=p.tfplan").CombinedOutput(); err != nil {
+		t.Fatalf("tofu plan -out: %v\n%s", err, out)
+	}
+	js, err := r.cmd(ctx, filepath.Join(logs, "show.log"), "show", "-json", "p.tfplan").Output()
+	if err != nil {
+		t.Fatalf("tofu show -json: %v", err)
+	}
+	var shown struct {
+		ResourceChanges []struct {
+			Change struct {
+				After struct {
+					PlannedInstances map[string]struct {
+						Host  string   `json:"host"`
+						Needs []string `json:"needs"`
+					} `json:"planned_instances"`
+				} `json:"after"`
+			} `json:"change"`
+		} `json:"resource_changes"`
+	}
+	must(t, json.Unmarshal(js, &shown))
+	if len(shown.ResourceChanges) != 1 {
+		t.Fatalf("want one resource change in the plan JSON, got %d", len(shown.ResourceChanges))
+	}
+	pi := shown.ResourceChanges[0].Change.After.PlannedInstances
+	if w3 := pi["join-workers[worker-3]"]; len(pi) != 96 || w3.Host != "worker-3" || !slices.Contains(w3.Needs, "install-kubernetes-packages[worker-3]") {
+		t.Errorf("planned_instances in tofu show -json: %d instances, join-workers[worker-3] = %+v; want 96 and worker-3's own needs", len(pi), w3)
+	}
 }
 
 // certsHCL is a certificate renewal on two masters: its plan holds the
@@ -155,10 +188,10 @@ resource "cp_scenario" "certs" {
 // configuration it shows approved by the provider's actor with that
 // option, and no warning.
 func TestAccPlanView_gateWaitingThenApproved(t *testing.T) {
-	testAccPreCheck(t)
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("TF_ACC is not set")
 	}
+	testAccPreCheck(t)
 	r := newTofuRun(t, certsHCL(t, ""))
 	waiting := tofuPlan(t, r)
 	checkGolden(t, "plan_gate_waiting.golden", waiting)
@@ -197,10 +230,10 @@ var hostEntryRE = regexp.MustCompile(`(?m)^ *\+ \{\n *\+ address = "[^"]*"\n *\+
 // configuration's 1,000 hosts (4 lines each, which OpenTofu prints as
 // given) is at most 200 lines of `tofu plan`.
 func TestAccPlanView_create1000(t *testing.T) {
-	testAccPreCheck(t)
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("TF_ACC is not set")
 	}
+	testAccPreCheck(t)
 	got := tofuPlan(t, newTofuRun(t, planViewConfig(t, 3, 997, `pod_cidr = "10.244.0.0/14"`)))
 	rest := hostEntryRE.ReplaceAllString(got, "")
 	if hosts := len(hostEntryRE.FindAllString(got, -1)); hosts != 1000 {
