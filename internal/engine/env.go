@@ -61,6 +61,9 @@ func (r *run) env(st *instState, p instancePaths, inputs []inputFile) map[string
 	for k, v := range hostEnv(&r.plan.Intent, st.host) {
 		env[k] = v
 	}
+	if c := boundCluster(r.plan); c != "" {
+		env[protocol.EnvBoundCluster] = c
+	}
 	for _, f := range inputs {
 		env[protocol.EnvArtifactPrefix+protocol.EnvName(f.id)] = path.Join(p.in, f.name)
 	}
@@ -98,6 +101,28 @@ func hostEnv(intent *protocol.Intent, host string) map[string]string {
 		env[protocol.EnvCluster] = intent.Parameters["name"]
 	}
 	return env
+}
+
+// boundCluster is the name of the Kubernetes cluster the plan's
+// kubernetes.cluster requirement is bound to (a cp_scenario or cp_tempo on
+// a cluster handle), empty when the plan binds none.
+func boundCluster(p *protocol.Plan) string {
+	for _, b := range p.Bindings {
+		if b.Requirement.Key != "kubernetes.cluster" || b.Decision != "bind" || b.Capability == nil {
+			continue
+		}
+		n := b.Capability.Attributes["name"]
+		if n == "" {
+			n = b.Capability.Provider
+		}
+		// Cluster names are DNS labels (checked at plan); anything else
+		// is not passed on.
+		if paramtype.Check(protocol.ParamSpec{Type: paramtype.DNSLabel}, n) != nil {
+			return ""
+		}
+		return n
+	}
+	return ""
 }
 
 // encodeLabels is CP_HOST_LABELS: k=v entries sorted by key, separated by

@@ -124,3 +124,28 @@ func TestEnvLabelsSplitBackToTheSameLabels(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundCluster: a plan bound to a cluster passes its name as
+// CP_BOUND_CLUSTER; a plan binding none, or a name that is no DNS label,
+// passes nothing.
+func TestBoundCluster(t *testing.T) {
+	bind := func(name string) protocol.Binding {
+		return protocol.Binding{Requirement: protocol.CapabilityRequirement{Key: "kubernetes.cluster"}, Decision: "bind",
+			Capability: &protocol.Capability{Key: "kubernetes.cluster", Provider: "prov", Attributes: map[string]string{"name": name}}}
+	}
+	cases := map[string]struct {
+		bindings []protocol.Binding
+		want     string
+	}{
+		"bound":         {[]protocol.Binding{bind("prod-k8s")}, "prod-k8s"},
+		"provider name": {[]protocol.Binding{bind("")}, "prov"},
+		"not a label":   {[]protocol.Binding{bind("x\ny")}, ""},
+		"created":       {[]protocol.Binding{{Requirement: protocol.CapabilityRequirement{Key: "kubernetes.cluster"}, Decision: "create"}}, ""},
+		"none":          {nil, ""},
+	}
+	for name, c := range cases {
+		if got := boundCluster(&protocol.Plan{Bindings: c.bindings}); got != c.want {
+			t.Errorf("%s: got %q want %q", name, got, c.want)
+		}
+	}
+}

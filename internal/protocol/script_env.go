@@ -27,6 +27,10 @@ const (
 	EnvHostRole = "CP_HOST_ROLE"
 	// EnvCluster is the name of the target resource (cluster name).
 	EnvCluster = "CP_CLUSTER"
+	// EnvBoundCluster is the name of the Kubernetes cluster the plan is
+	// bound to through its kubernetes.cluster requirement (a scenario or
+	// Tempo on a cluster); unset when nothing binds one.
+	EnvBoundCluster = "CP_BOUND_CLUSTER"
 	// EnvFirstMaster is the name and EnvFirstMasterAddress the address of the
 	// first master of the intent, when it has masters.
 	EnvFirstMaster        = "CP_FIRST_MASTER"
