@@ -66,7 +66,9 @@ resource "cp_kubernetes_cluster" "k" {
 	patch := extractPatch(t, string(out))
 	const mirror = "https://mirror.internal.example:5000"
 	patch = strings.Replace(patch, hostsimPlaceholder(patch), mirror, 1)
-	patch = strings.Replace(patch, `approved_by = ""`, `approved_by = "alice"`, 1)
+	// Approved by the provider's actor (accProvider's "ci"): an approval
+	// in another actor's name is refused at plan.
+	patch = strings.Replace(patch, `approved_by = ""`, `approved_by = "ci"`, 1)
 	must(t, os.WriteFile(filepath.Join(r.dir, "main.tf"), []byte(`terraform {
   required_providers {
     cp = { source = "intentops/cp" }
