@@ -249,14 +249,15 @@ func TestExportsSubstitutePlaceholders(t *testing.T) {
 	k := pack(t, "kubernetes")
 	values := ExportValues(k, map[string]string{"cluster_name": "prod", "cni": ""}, map[string]string{
 		"name": "prod", "environment": "prod", "api_endpoint": "https://10.0.0.11:6443", "region": "", "colour": "blue"})
-	if values["cni"] != "calico" || values["kubernetes_version"] != "1.31.2" || values["colour"] != "" || values["region"] != "" {
+	def := k.Parameters["kubernetes_version"].Default
+	if values["cni"] != "calico" || values["kubernetes_version"] != def || def == "" || values["colour"] != "" || values["region"] != "" {
 		t.Errorf("values got: %v want: defaults for unset parameters, only the known own values", values)
 	}
 	got := Exports(k, values)
 	want := []protocol.Capability{
 		{Key: "kubernetes.api", Scope: protocol.ScopeCluster, Attributes: map[string]string{"endpoint": "https://10.0.0.11:6443"}},
 		{Key: "kubernetes.cluster", Scope: protocol.ScopeCluster, Attributes: map[string]string{"name": "prod", "api_endpoint": "https://10.0.0.11:6443",
-			"environment": "prod", "version": "1.31.2", "cni": "calico"}},
+			"environment": "prod", "version": def, "cni": "calico"}},
 		{Key: "secret.store", Scope: protocol.ScopeCluster, Attributes: map[string]string{"cluster": "prod"}},
 		{Key: "workload.runtime", Scope: protocol.ScopeCluster, Attributes: map[string]string{"api_endpoint": "https://10.0.0.11:6443"}},
 	}
