@@ -94,7 +94,9 @@ func newScriptHost(t *testing.T) *scriptHost {
 		}
 	}
 	for name, body := range stubs {
-		script := "#!/bin/sh\n{ printf '%s' " + name + `; for a in "$@"; do printf ' %s' "$a"; done; echo; } >>"$CP_TEST_CALLS"` + "\n" + body + "\n"
+		// One write per call, so commands of one pipeline do not
+		// interleave their log lines.
+		script := "#!/bin/sh\n__l=" + name + `; for a in "$@"; do __l="$__l $a"; done; printf '%s\n' "$__l" >>"$CP_TEST_CALLS"` + "\n" + body + "\n"
 		if err := os.WriteFile(filepath.Join(h.bin, name), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
