@@ -82,10 +82,11 @@ resource "cp_kubernetes_cluster" "k" {
 	}
 	for _, re := range []string{
 		`kubernetes.create@1.0.0 customized`,
-		`configure-containerd-registry-mirror\[master-1\][^\n]*\n(\s+[^\n]*\n)*?\s+origin: patch`,
-		`restart-containerd\[master-1\]`,
-		`pre-pull-kubernetes-images\[master-1\]`,
-		`init-control-plane\[master-1\]`,
+		`patch by diagnose:rule/image-pull[^\n]*: inserted configure-containerd-registry-mirror after install-container-runtime`,
+		`- configure-containerd-registry-mirror \(2\): master-1, worker-1\s+patch: plan patch by diagnose:rule/image-pull`,
+		`- restart-containerd \(2\): master-1, worker-1`,
+		`- pre-pull-kubernetes-images \(2\): master-1, worker-1`,
+		`- init-control-plane: master-1\s+retried by a patch: master-1`,
 	} {
 		if !regexp.MustCompile(re).Match(plan) {
 			t.Fatalf("the plan does not show %q:\n%s", re, plan)
