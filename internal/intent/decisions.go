@@ -36,6 +36,12 @@ func Decisions(approvals []Approval, actor Actor) []protocol.Decision {
 type GateSet struct {
 	Planned []protocol.Gate
 	Later   []protocol.Gate
+	// Partial says the planned operations are day-2 or destroy ones: the
+	// gates capability resolution made when the resource was created
+	// (approve-dedicated-minio, a provider selection) are in neither set,
+	// so an approval naming a gate not found is left alone rather than
+	// refused as unknown.
+	Partial bool
 }
 
 // PlannedGates collects the gates of plans' instances, in plan order.
@@ -86,6 +92,9 @@ func CheckApprovals(base Path, approvals []Approval, gates GateSet, actor Actor)
 	for i, a := range approvals {
 		p := base.Index(i)
 		g, planned, ok := gates.find(a.Gate)
+		if !ok && gates.Partial {
+			continue
+		}
 		if !ok {
 			ids := make([]string, 0, len(gates.Planned))
 			for _, pg := range gates.Planned {

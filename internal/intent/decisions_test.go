@@ -65,6 +65,13 @@ func TestCheckApprovals(t *testing.T) {
 			wantProblems(t, CheckApprovals(Root("approvals"), tc.approvals, gates, tc.actor), tc.want)
 		})
 	}
+	// A day-2 or destroy plan has no resolution gates: an approval for the
+	// create's approve-dedicated-minio stays, a wrong option still does not.
+	partial := gates
+	partial.Partial = true
+	wantProblems(t, CheckApprovals(Root("approvals"), []Approval{{"approve-dedicated-minio", "create dedicated_minio"}}, partial, admin), nil)
+	wantProblems(t, CheckApprovals(Root("approvals"), []Approval{{"confirm-cluster-deletion", "maybe"}}, partial, admin),
+		[]string{`approvals[0].option: Unknown option: gate confirm-cluster-deletion (destructive) has no option "maybe"; its options: "delete cluster" (proceeds), "cancel operation" (cancels the operation).`})
 }
 
 func TestDecisionsCarryTheActor(t *testing.T) {

@@ -50,6 +50,9 @@ func checkDecisions(ops []intentOp, ip intentPlan, actor intent.Actor, diags *di
 	for _, op := range ops {
 		plans = append(plans, op.Composed.Plan)
 		gates.Later = append(gates.Later, intent.TemplateGates(op.Composed.Pack)...)
+		if op.Composed.Pack.KindOf(op.Action) != protocol.KindCreate {
+			gates.Partial = true
+		}
 	}
 	gates.Planned = intent.PlannedGates(plans...)
 	addProblems(diags, intent.CheckApprovals(intent.Root("approvals"), approvalsOf(ip.inputs.Approvals), gates, actor))

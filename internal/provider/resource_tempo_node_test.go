@@ -21,11 +21,13 @@ const s3Policy = `
     }
   }`
 
+// smallCluster has Longhorn: the MinIO that Tempo's tests create needs a
+// StorageClass for its volume, as on a real cluster.
 func smallCluster(masters, workers string) string {
 	return `
 resource "cp_kubernetes_cluster" "small" {
   name    = "small"
-  storage = "none"
+  storage = "longhorn"
   approvals = [{ gate = "confirm-cluster-deletion", option = "delete cluster" }]
   masters = ` + masters + `
   workers = ` + workers + `
