@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/intentops/terraform-provider-cp/internal/capability"
+	"github.com/intentops/terraform-provider-cp/internal/intent"
 	"github.com/intentops/terraform-provider-cp/internal/paramtype"
 	"github.com/intentops/terraform-provider-cp/internal/planner"
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
@@ -140,7 +141,7 @@ func toPatches(in []planPatchModel, pack *protocol.ScenarioPack) []protocol.Plan
 		for _, c := range p.Changes {
 			pc := protocol.PatchChange{InsertAfter: strOr(c.InsertAfter, ""), Remove: strOr(c.Remove, "")}
 			for _, j := range c.Jobs {
-				pc.Jobs = append(pc.Jobs, protocol.PatchJob{ID: j, Parameters: paramsFor(pack, j, c.Parameters)})
+				pc.Jobs = append(pc.Jobs, protocol.PatchJob{ID: j, Parameters: intent.JobParams(pack, j, c.Parameters)})
 			}
 			if r := strOr(c.Retry, ""); r != "" {
 				pc.Retry = &protocol.RetryChange{Job: r}
@@ -151,26 +152,6 @@ func toPatches(in []planPatchModel, pack *protocol.ScenarioPack) []protocol.Plan
 			pp.Approval = protocol.PatchApproval{Required: p.Approval.Required.ValueBool(), Roles: p.Approval.Roles, ApprovedBy: strOr(p.Approval.ApprovedBy, "")}
 		}
 		out = append(out, pp)
-	}
-	return out
-}
-
-func paramsFor(pack *protocol.ScenarioPack, job string, params map[string]string) map[string]string {
-	if len(params) == 0 {
-		return nil
-	}
-	var j *protocol.Job
-	if pack != nil {
-		j = pack.Jobs[job]
-	}
-	if j == nil {
-		return params
-	}
-	out := map[string]string{}
-	for k, v := range params {
-		if _, reads := j.Inputs.Parameters[k]; reads {
-			out[k] = v
-		}
 	}
 	return out
 }
