@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -389,9 +390,21 @@ func checkURL(v string) error {
 }
 
 // compilePattern anchors a pack pattern so it must match a whole value.
+// Compiled patterns are kept: the same pack pattern is checked for every
+// value of its parameter, in every plan of a run.
 func compilePattern(p string) (*regexp.Regexp, error) {
-	return regexp.Compile(`^(?:` + p + `)$`)
+	if re, ok := patterns.Load(p); ok {
+		return re.(*regexp.Regexp), nil
+	}
+	re, err := regexp.Compile(`^(?:` + p + `)$`)
+	if err != nil {
+		return nil, err
+	}
+	patterns.Store(p, re)
+	return re, nil
 }
+
+var patterns sync.Map // pattern -> *regexp.Regexp
 
 // cronFields are the five fields of a cron schedule with their ranges
 // (day of week 0-6 from Sunday, as the cron library of Kubernetes CronJobs reads it).
