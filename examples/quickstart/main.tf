@@ -75,7 +75,7 @@ resource "cp_kubernetes_cluster" "prod" {
   cni                      = "calico"
   container_runtime        = "containerd"
   storage                  = "longhorn"
-  kubernetes_version       = "1.31.2"
+  kubernetes_version       = "1.34.2"
 
   masters = var.masters
   workers = var.workers

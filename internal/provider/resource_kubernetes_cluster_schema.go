@@ -171,7 +171,7 @@ func (r *KubernetesClusterResource) Schema(ctx context.Context, _ resource.Schem
 			"cni":                rDefaultStr("CNI plugin: `calico`, `cilium` or `flannel`. Changing it replaces the cluster.", "calico", true, "calico", "cilium", "flannel"),
 			"container_runtime":  rDefaultStr("Container runtime: `containerd`.", "containerd", true, "containerd"),
 			"storage":            rDefaultStr("Storage addon: `longhorn` or `none`.", "none", true, "longhorn", "none"),
-			"kubernetes_version": rDefaultStr("Kubernetes version, e.g. `1.31.2`; changing it plans a rolling upgrade.", "1.31.2", false),
+			"kubernetes_version": rDefaultStr("Kubernetes version, e.g. `1.34.2`; changing it plans a rolling upgrade (one minor version at a time).", "1.34.2", false),
 			"require_ha_control_plane": schema.BoolAttribute{MarkdownDescription: "Require an HA control plane: at least 3 masters, an odd number.",
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false)},
 			"pod_cidr":         rDefaultStr("Pod network CIDR.", "10.244.0.0/16", true),

@@ -6,7 +6,7 @@ resource "cp_kubernetes_cluster" "prod" {
   cni                      = "calico"
   container_runtime        = "containerd"
   storage                  = "longhorn"
-  kubernetes_version       = "1.31.2"
+  kubernetes_version       = "1.34.2"
   registry_mirrors         = ["https://mirror.internal.example:5000"]
   deletion_protection      = true
 
