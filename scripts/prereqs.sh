@@ -33,9 +33,15 @@ esac
 # the simulator's apt-get reports them installed): containerd and runc
 # (whose shipped /etc/containerd/config.toml and daemon the scripts meet),
 # wireguard-tools (wg genkey/pubkey, wg-quick strip), gpg (the kubernetes
-# pack's apt keyrings: gpg --dearmor, which runs for real on the hosts).
+# pack's apt keyrings: gpg --dearmor, which runs for real on the hosts),
+# curl, postgresql (pg_ctlcluster, psql, pg_dump, pg_restore: the
+# postgresql pack's on-host variant runs a real cluster), open-iscsi and
+# nfs-common (Longhorn's host requirements, checked by its preflight), and
+# awscli and s3cmd, the real S3 clients that bind existing object storage
+# and that the tests point at the S3 server they start on loopback.
 packages=(openssh-server openssh-client sudo make gcc libc6-dev git ca-certificates iproute2 util-linux procps
-	containerd runc wireguard-tools gpg shellcheck jq)
+	containerd runc wireguard-tools gpg shellcheck jq
+	curl postgresql postgresql-client open-iscsi nfs-common awscli s3cmd)
 
 installed() {
 	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
@@ -101,6 +107,13 @@ need /usr/bin/containerd "apt-get install -y containerd"
 need /usr/bin/runc "apt-get install -y runc"
 need /usr/bin/wg "apt-get install -y wireguard-tools"
 need /usr/bin/gpg "apt-get install -y gpg"
+need /usr/bin/curl "apt-get install -y curl"
+need /usr/bin/pg_ctlcluster "apt-get install -y postgresql"
+need /usr/bin/psql "apt-get install -y postgresql-client"
+need /usr/sbin/iscsiadm "apt-get install -y open-iscsi"
+need /usr/sbin/mount.nfs "apt-get install -y nfs-common"
+need /usr/bin/aws "apt-get install -y awscli"
+need /usr/bin/s3cmd "apt-get install -y s3cmd"
 
 # Go: on PATH (or the official tarball's /usr/local/go) and at least the
 # version go.mod names, since no toolchain can be downloaded here.
