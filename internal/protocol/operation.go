@@ -43,14 +43,20 @@ var transitions = map[OperationStatus][]OperationStatus{
 		StatusInterrupted, // extension: cancelled
 		StatusCancelled,   // extension: a gate's cancel option
 	},
-	StatusPaused:          {StatusRunning},
-	StatusFailed:          {StatusDiagnosing, StatusRunning, StatusVerification},
-	StatusDiagnosing:      {StatusPlanPatchReview},
-	StatusPlanPatchReview: {StatusRunning},
-	StatusVerification:    {StatusRunning, StatusFailed},
-	StatusInterrupted:     {StatusRunning}, // extension: resumed
-	StatusCompleted:       {},
-	StatusCancelled:       {}, // extension: final
+	StatusPaused: {StatusRunning},
+	StatusFailed: {StatusDiagnosing, StatusRunning, StatusVerification},
+	StatusDiagnosing: {
+		StatusPlanPatchReview,
+		StatusFailed, // extension: the diagnosis proposes no patch; the failure stands
+	},
+	StatusPlanPatchReview: {
+		StatusRunning,
+		StatusFailed, // extension: the next apply does not take the proposed patch
+	},
+	StatusVerification: {StatusRunning, StatusFailed},
+	StatusInterrupted:  {StatusRunning}, // extension: resumed
+	StatusCompleted:    {},
+	StatusCancelled:    {}, // extension: final
 }
 
 // Statuses lists every status in lifecycle order.

@@ -30,6 +30,8 @@ func TestLegalTransitions(t *testing.T) {
 		{StatusRunning, StatusInterrupted},
 		{StatusInterrupted, StatusRunning},
 		{StatusRunning, StatusCancelled},
+		{StatusDiagnosing, StatusFailed},
+		{StatusPlanPatchReview, StatusFailed},
 	}
 	count := 0
 	for _, next := range transitions {
