@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# plan-scale.sh: `tofu plan` of a kubernetes create of N nodes (3 masters,
+# N-3 workers) end to end, through the provider built from this tree.
+#
+#   internal/provider/bench/plan-scale.sh [NODES...]     (default: 10 1000 5000)
+#
+# For each count it writes the configuration, runs `tofu plan -no-color`
+# once under GNU time and prints one line: the wall time of tofu plan,
+# the peak resident memory of tofu and of the provider (each provider
+# process is started under GNU time by a wrapper that the dev override
+# points at; the largest is shown), their sum, the plan's lines, and its
+# lines without OpenTofu's echo of the hosts list (4 lines per host).
+# No host is contacted: plan makes no SSH connection.
+#
+# TOFU names the OpenTofu binary (default: bin/tofu of the tree).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+tofu=${TOFU:-$root/bin/tofu}
+counts=("$@")
+if [ "${#counts[@]}" -eq 0 ]; then
+	counts=(10 1000 5000)
+fi
+for n in "${counts[@]}"; do
+	case "$n" in
+	'' | *[!0-9]*)
+		echo "plan-scale.sh: node count '$n' is not a number; pass counts like 10 1000 5000" >&2
+		exit 2
+		;;
+	esac
+	if [ "$n" -lt 4 ] || [ "$n" -gt 60000 ]; then
+		echo "plan-scale.sh: node count $n: want 4 to 60000 (3 masters and at least one worker)" >&2
+		exit 2
+	fi
+done
+if [ ! -x "$tofu" ]; then
+	echo "plan-scale.sh: OpenTofu not found at $tofu; build it (make tofu) or set TOFU" >&2
+	exit 2
+fi
+if ! /usr/bin/time -v true >/dev/null 2>&1; then
+	echo "plan-scale.sh: GNU time (/usr/bin/time -v) is needed for peak memory; install the time package" >&2
+	exit 2
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf -- "$work"' EXIT
+mkdir -p "$work/plugins" "$work/rss"
+(cd "$root" && go build -o "$work/plugins/provider.real" .)
+# The wrapper keeps the provider's stdout (the plugin handshake) and
+# writes GNU time's report to a file of its own per process.
+cat >"$work/plugins/terraform-provider-cp" <<WRAP
+#!/bin/sh
+exec /usr/bin/time -v -o "$work/rss/provider.\$\$" "$work/plugins/provider.real" "\$@"
+WRAP
+chmod +x "$work/plugins/terraform-provider-cp"
+cat >"$work/cli.tfrc" <<RC
+provider_installation {
+  dev_overrides { "intentops/cp" = "$work/plugins" }
+  direct {}
+}
+RC
+: >"$work/id_ed25519"
+chmod 600 "$work/id_ed25519"
+: >"$work/known_hosts"
+
+# hosts PREFIX COUNT BASE: an HCL list of COUNT hosts PREFIX-1.. on
+# 10.BASE.x.y.
+hosts() {
+	awk -v p="$1" -v n="$2" -v b="$3" 'BEGIN {
+		printf "["
+		for (i = 0; i < n; i++) {
+			if (i > 0) printf ", "
+			printf "{ name = \"%s-%d\", address = \"10.%d.%d.%d\" }", p, i + 1, b, int(i / 250) % 250, i % 250 + 1
+		}
+		printf "]"
+	}'
+}
+
+kb() { sed -n 's/^[[:space:]]*Maximum resident set size (kbytes): //p' "$1"; }
+
+for n in "${counts[@]}"; do
+	dir="$work/n$n"
+	mkdir -p "$dir"
+	rm -f "$work"/rss/provider.*
+	cat >"$dir/main.tf" <<HCL
+terraform {
+  required_providers {
+    cp = { source = "intentops/cp" }
+  }
+}
+
+provider "cp" {
+  environment = "prod"
+  actor       = "ci"
+  actor_roles = ["sre", "platform_admin"]
+  ssh = {
+    user             = "deploy"
+    private_key_file = "$work/id_ed25519"
+    known_hosts_file = "$work/known_hosts"
+  }
+}
+
+resource "cp_kubernetes_cluster" "bench" {
+  name                     = "bench"
+  region                   = "eu-central"
+  require_ha_control_plane = true
+  cni                      = "calico"
+  container_runtime        = "containerd"
+  storage                  = "longhorn"
+  pod_cidr                 = "100.64.0.0/10"
+  masters                  = $(hosts master 3 0)
+  workers                  = $(hosts worker $((n - 3)) 1)
+}
+HCL
+	if ! (cd "$dir" && TF_CLI_CONFIG_FILE="$work/cli.tfrc" TF_IN_AUTOMATION=1 /usr/bin/time -v -o "$work/tofu.time" \
+		"$tofu" plan -no-color -input=false >"$dir/plan.out" 2>&1); then
+		echo "plan-scale.sh: tofu plan of $n nodes failed:" >&2
+		tail -40 "$dir/plan.out" >&2
+		exit 1
+	fi
+	wall=$(sed -n 's/^[[:space:]]*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$work/tofu.time")
+	tofu_kb=$(kb "$work/tofu.time")
+	prov_kb=0
+	for f in "$work"/rss/provider.*; do
+		[ -f "$f" ] || continue
+		k=$(kb "$f")
+		if [ -n "$k" ] && [ "$k" -gt "$prov_kb" ]; then
+			prov_kb=$k
+		fi
+	done
+	lines=$(wc -l <"$dir/plan.out")
+	# OpenTofu echoes each host as 4 lines: "{", address, name, "},".
+	host_lines=$(grep -cE '^ *\+ (address|name) += "(10\.|master-|worker-)' "$dir/plan.out" || true)
+	echo "nodes=$n tofu_plan_wall=$wall tofu_max_rss_mb=$((tofu_kb / 1024)) provider_max_rss_mb=$((prov_kb / 1024)) sum_max_rss_mb=$(((tofu_kb + prov_kb) / 1024)) plan_lines=$lines plan_lines_without_hosts=$((lines - host_lines * 2))"
+done
