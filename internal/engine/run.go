@@ -24,6 +24,9 @@ func (e *Engine) Run(ctx context.Context, plan *protocol.Plan, in RunInput) (*Re
 	if err := checkHosts(&plan.Intent); err != nil {
 		return nil, fmt.Errorf("engine: run of plan %s: %w", plan.ID, err)
 	}
+	if err := checkPause(plan, in.StopAfterStage); err != nil {
+		return nil, fmt.Errorf("engine: run of plan %s: %w", plan.ID, err)
+	}
 	for _, iv := range in.Interventions {
 		if err := iv.Validate(); err != nil {
 			return nil, fmt.Errorf("engine: run of plan %s: %w", plan.ID, err)
@@ -87,7 +90,9 @@ func (r *run) startOperation(opID string) {
 			op.Actor = r.cfg.Actor
 		}
 		r.op = &op
-		r.op.Timeline = append(r.op.Timeline, protocol.TimelineEntry{At: now, Status: op.Status, Event: "resumed", Actor: op.Actor})
+		if op.Status != protocol.StatusCapabilityResolution { // planned, never run: nothing to resume
+			r.op.Timeline = append(r.op.Timeline, protocol.TimelineEntry{At: now, Status: op.Status, Event: "resumed", Actor: op.Actor})
+		}
 	} else {
 		r.op = protocol.NewOperation(opID, r.plan.ID, r.cfg.Actor, now)
 		r.op.IntentID = r.plan.Intent.ID
@@ -175,6 +180,8 @@ func (r *run) endOperation(ctx context.Context) {
 	case len(waiting) > 0:
 		g := waiting[0].in.Gate
 		r.moveTo(g.Type.WaitStatus(), fmt.Sprintf("gate %s waits: %s", g.ID, g.Reason))
+	case r.pauseHeld:
+		r.moveTo(protocol.StatusPaused, r.pauseDetail())
 	default:
 		for _, st := range r.states {
 			if !st.res.Status.Finished() {

@@ -17,6 +17,9 @@ type RunInput struct {
 	Previous *protocol.Operation
 	// Decisions answer gates.
 	Decisions []protocol.Decision
+	// StopAfterStage names a stage of the plan after which the run stops
+	// and the operation ends Paused (pause.go); "" runs every stage.
+	StopAfterStage string
 	// Interventions record manual fixes to verify before scheduling.
 	Interventions []protocol.Intervention
 	// Artifacts are given from outside, e.g. the cluster's join token kept

@@ -62,6 +62,7 @@ type run struct {
 	interrupted func() bool
 	resMu       sync.Mutex // guards states[*].res written by workers
 	interv      []InterventionResult
+	pauseHeld   bool // an instance was held by StopAfterStage (pause.go)
 }
 
 // buildStates indexes the plan and checks that it is runnable: unique ids,

@@ -107,7 +107,7 @@ func (r *run) schedule(ctx context.Context) {
 		}
 	}
 	for _, st := range r.states {
-		if !st.decided {
+		if !st.decided && !r.pendingForPause(st) {
 			st.decided = true
 			reason := s.stopReason
 			if reason == "" {
@@ -130,6 +130,9 @@ func (s *scheduler) ready(st *instState) {
 		return
 	}
 	st.queued = true
+	if s.r.holdForPause(st) {
+		return
+	}
 	if st.in.IsGate() {
 		s.r.decideGate(st)
 		s.settle(st)
