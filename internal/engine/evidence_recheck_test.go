@@ -1,0 +1,262 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/intentops/terraform-provider-cp/internal/protocol"
+	"github.com/intentops/terraform-provider-cp/internal/transport"
+)
+
+// countingNet counts the commands run on each host of a shellNet.
+type countingNet struct {
+	*shellNet
+	mu   sync.Mutex
+	runs map[string]int
+	cmds []transport.Command
+}
+
+func (n *countingNet) Dial(ctx context.Context, host string) (transport.Conn, error) {
+	c, err := n.shellNet.Dial(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	return &countingConn{Conn: c, n: n}, nil
+}
+
+type countingConn struct {
+	transport.Conn
+	n *countingNet
+}
+
+func (c *countingConn) Run(ctx context.Context, cmd transport.Command) (transport.Result, error) {
+	c.n.mu.Lock()
+	c.n.runs[c.Host()]++
+	c.n.cmds = append(c.n.cmds, cmd)
+	c.n.mu.Unlock()
+	return c.Conn.Run(ctx, cmd)
+}
+
+func newCountingNet(t *testing.T, hosts ...string) *countingNet {
+	t.Helper()
+	root := t.TempDir()
+	for _, h := range hosts {
+		must(t, os.MkdirAll(filepath.Join(root, h), 0o755))
+	}
+	return &countingNet{shellNet: &shellNet{root: root}, runs: map[string]int{}}
+}
+
+// recheckPlan is a plan of two jobs on each host: write-flag (evidence:
+// the host's flag file reads "up", and the instance sees its own
+// parameter) and serve (evidence: exit code of a test of the pid file).
+func recheckPlan(hosts ...string) *protocol.Plan {
+	flag := newJob("write-flag",
+		evidence("flag_up", `cat "$HOST_ROOT/flag"`, "up"),
+		evidence("own_param", `echo "$CP_INSTANCE $CP_PARAM_COLOUR"`, ""))
+	serve := newJob("serve", protocol.Evidence{ID: "pid_file", Command: `test -f "$HOST_ROOT/pid"`})
+	p := &protocol.Plan{ID: "p1", Template: "probe.install"}
+	for _, h := range hosts {
+		p.Intent.Hosts = append(p.Intent.Hosts, protocol.Host{Name: h, Address: "10.0.0." + h[len(h)-1:], Role: "worker"})
+		f := newInst(flag, "s", h)
+		f.Params = map[string]string{"colour": "blue-" + h}
+		p.Instances = append(p.Instances, f, newInst(serve, "s", h, f.ID))
+	}
+	// own_param expects the instance's id and colour.
+	for _, in := range p.Instances {
+		if in.JobID == "write-flag" {
+			in.Job = cloneJob(in.Job)
+			in.Job.Outputs.Evidence[1].Expected = in.ID + " " + in.Params["colour"]
+		}
+	}
+	return p
+}
+
+func cloneJob(j *protocol.Job) *protocol.Job {
+	c := *j
+	c.Outputs.Evidence = append([]protocol.Evidence(nil), j.Outputs.Evidence...)
+	return &c
+}
+
+func allInstances(p *protocol.Plan) map[string][]string {
+	out := map[string][]string{}
+	for _, in := range p.Instances {
+		out[in.ID] = nil
+	}
+	return out
+}
+
+func writeHostFile(t *testing.T, n *countingNet, host, name, body string) {
+	t.Helper()
+	must(t, os.WriteFile(filepath.Join(n.hostRoot(host), name), []byte(body), 0o644))
+}
+
+// Three hosts, two instances and three checks each: one command per host
+// whatever the number of checks; the host whose flag was changed fails
+// flag_up with what it observed, and only there; every check saw its own
+// instance's environment.
+func TestRecheck_oneCommandPerHost(t *testing.T) {
+	hosts := []string{"node-1", "node-2", "node-3"}
+	n := newCountingNet(t, hosts...)
+	for _, h := range hosts {
+		writeHostFile(t, n, h, "flag", "up\n")
+		writeHostFile(t, n, h, "pid", "1\n")
+	}
+	writeHostFile(t, n, "node-2", "flag", "down\n")
+	p := recheckPlan(hosts...)
+	res, err := Recheck(context.Background(), n, RecheckInput{Plan: p, Instances: allInstances(p), Clock: fixedClock()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hosts {
+		if n.runs[h] != 1 || res.Commands[h] != 1 {
+			t.Errorf("host %s: %d commands run (result says %d), want 1", h, n.runs[h], res.Commands[h])
+		}
+	}
+	if len(res.Evidence) != 9 {
+		t.Fatalf("got %d results, want 9: %+v", len(res.Evidence), res.Evidence)
+	}
+	failed := res.Failed()
+	if len(failed) != 1 || len(failed["write-flag[node-2]"]) != 1 {
+		t.Fatalf("failed: %+v, want flag_up of write-flag[node-2] only", failed)
+	}
+	f := failed["write-flag[node-2]"][0]
+	if f.ID != "flag_up" || f.Observed != "down" || f.Host != "node-2" || !strings.Contains(f.Detail, "observed down, expected up") {
+		t.Errorf("failure: %+v", f)
+	}
+	if len(res.Skipped) != 0 {
+		t.Errorf("skipped: %+v", res.Skipped)
+	}
+}
+
+// A check that hangs is cut at its own timeout and reported as timed
+// out; the checks after it on the host still run.
+func TestRecheck_perCheckTimeout(t *testing.T) {
+	n := newCountingNet(t, "node-1")
+	writeHostFile(t, n, "node-1", "pid", "1\n")
+	hang := newJob("hang", protocol.Evidence{ID: "hangs", Command: "sleep 30"})
+	serve := newJob("serve", protocol.Evidence{ID: "pid_file", Command: `test -f "$HOST_ROOT/pid"`})
+	p := &protocol.Plan{ID: "p2", Instances: []*protocol.JobInstance{newInst(hang, "s", "node-1"), newInst(serve, "s", "node-1")}}
+	start := time.Now()
+	res, err := Recheck(context.Background(), n, RecheckInput{Plan: p, Instances: allInstances(p), Timeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if time.Since(start) > 20*time.Second {
+		t.Fatalf("the hung check was not cut at its timeout")
+	}
+	if len(res.Evidence) != 2 {
+		t.Fatalf("results: %+v", res.Evidence)
+	}
+	byID := map[string]InstanceEvidence{}
+	for _, e := range res.Evidence {
+		byID[e.ID] = e
+	}
+	if h := byID["hangs"]; h.Passed || !strings.Contains(h.Detail, "timed out after 300ms") {
+		t.Errorf("hung check: %+v", h)
+	}
+	if s := byID["pid_file"]; !s.Passed {
+		t.Errorf("check after the hung one: %+v", s)
+	}
+	if n.runs["node-1"] != 1 {
+		t.Errorf("%d commands, want 1", n.runs["node-1"])
+	}
+}
+
+// Only the recorded evidence ids of an instance are checked.
+func TestRecheck_onlyRecordedChecks(t *testing.T) {
+	n := newCountingNet(t, "node-1")
+	writeHostFile(t, n, "node-1", "flag", "down\n")
+	p := recheckPlan("node-1")
+	res, err := Recheck(context.Background(), n, RecheckInput{Plan: p, Instances: map[string][]string{"write-flag[node-1]": {"own_param"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Evidence) != 1 || res.Evidence[0].ID != "own_param" || !res.Evidence[0].Passed {
+		t.Fatalf("results: %+v, want own_param passing only", res.Evidence)
+	}
+}
+
+// Input artifacts: a secret kept on the check's host is read in place; a
+// public value is written to a private temporary file; a secret kept on
+// another host is not fetched: the instance is skipped, saying why. A
+// secret value observed is redacted.
+func TestRecheck_inputArtifacts(t *testing.T) {
+	n := newCountingNet(t, "node-1", "node-2")
+	secretPath := filepath.Join(n.hostRoot("node-1"), "kept-token")
+	writeHostFile(t, n, "node-1", "kept-token", "s3cr3t-token")
+	job := newJob("use-token",
+		protocol.Evidence{ID: "token", Command: `cat "$CP_ARTIFACT_JOIN_TOKEN"`, Expected: "s3cr3t-token"},
+		protocol.Evidence{ID: "endpoint", Command: `cat "$CP_ARTIFACT_ENDPOINT"`, Expected: "https://api.test"})
+	job.Inputs.Requires.Artifacts = []protocol.ArtifactRef{{ID: "join.token"}, {ID: "endpoint"}}
+	p := &protocol.Plan{ID: "p3", Instances: []*protocol.JobInstance{newInst(job, "s", "node-1"), newInst(job, "s", "node-2")}}
+	red := &transport.Redactor{}
+	red.Add("s3cr3t-token")
+	arts := []protocol.Artifact{
+		{ID: "join.token", Sensitivity: protocol.SensitivitySecret, Ref: protocol.HostRef("node-1", secretPath)},
+		{ID: "endpoint", Sensitivity: protocol.SensitivityPublic, Value: "https://api.test"},
+	}
+	res, err := Recheck(context.Background(), n, RecheckInput{Plan: p, Instances: allInstances(p), Artifacts: arts, Redactor: red})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Evidence) != 2 {
+		t.Fatalf("results: %+v", res.Evidence)
+	}
+	for _, e := range res.Evidence {
+		if !e.Passed || e.Instance != "use-token[node-1]" {
+			t.Errorf("result %+v, want passing on node-1", e)
+		}
+		if strings.Contains(e.Observed, "s3cr3t") {
+			t.Errorf("secret observed in clear: %+v", e)
+		}
+	}
+	if len(res.Skipped) != 1 || res.Skipped[0].Instance != "use-token[node-2]" || !strings.Contains(res.Skipped[0].Reason, "join.token is not kept on host node-2") {
+		t.Errorf("skipped: %+v", res.Skipped)
+	}
+	if n.runs["node-2"] != 0 {
+		t.Errorf("node-2: %d commands, want none", n.runs["node-2"])
+	}
+	for _, c := range n.cmds {
+		for k, v := range c.Env {
+			if strings.Contains(v, "s3cr3t") {
+				t.Errorf("secret value sent in %s", k)
+			}
+		}
+	}
+}
+
+// An unreachable host is reported per instance; the others are checked.
+func TestRecheck_unreachableHost(t *testing.T) {
+	n := newCountingNet(t, "node-1")
+	writeHostFile(t, n, "node-1", "flag", "up\n")
+	writeHostFile(t, n, "node-1", "pid", "1\n")
+	p := recheckPlan("node-1", "node-9")
+	res, err := Recheck(context.Background(), n, RecheckInput{Plan: p, Instances: allInstances(p)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Skipped) != 2 || res.Skipped[0].Host != "node-9" || !strings.Contains(res.Skipped[0].Reason, "node-9") {
+		t.Errorf("skipped: %+v", res.Skipped)
+	}
+	if res.Commands["node-9"] != 0 || res.Commands["node-1"] != 1 || len(res.Evidence) != 3 {
+		t.Errorf("commands %v, %d results", res.Commands, len(res.Evidence))
+	}
+	if _, err := Recheck(context.Background(), n, RecheckInput{Plan: p, Instances: map[string][]string{"nope": nil}}); err == nil {
+		t.Error("an instance not in the plan is not refused")
+	}
+}
+
+// An environment name that is not a plain shell name is refused before
+// anything runs on the host.
+func TestRecheckBatchEnv_refusesNames(t *testing.T) {
+	it := recheckItem{in: &protocol.JobInstance{ID: "x"}, ev: protocol.Evidence{ID: "e", Command: "true"},
+		env: map[string]string{"CP_PARAM_A;B": "1"}}
+	if _, _, err := recheckBatchEnv([]recheckItem{it, {in: it.in, ev: it.ev, env: map[string]string{}}}, time.Second); err == nil {
+		t.Fatal("a name with ';' is not refused")
+	}
+}
