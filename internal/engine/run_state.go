@@ -106,17 +106,20 @@ func (r *run) buildStates() error {
 		r.states = append(r.states, st)
 		r.byID[in.ID] = st
 	}
+	var groups map[string][]*instState
 	for _, st := range r.states {
 		for _, n := range st.in.Needs {
-			dep, ok := r.byID[n]
-			if !ok {
-				return fmt.Errorf("plan %s: instance %s needs %q, which is not in the plan", r.plan.ID, st.in.ID, n)
+			deps, err := r.needStates(n, &groups)
+			if err != nil {
+				return fmt.Errorf("plan %s: instance %s %w", r.plan.ID, st.in.ID, err)
 			}
-			if dep == st {
-				return fmt.Errorf("plan %s: instance %s needs itself", r.plan.ID, st.in.ID)
+			for _, dep := range deps {
+				if dep == st {
+					return fmt.Errorf("plan %s: instance %s needs itself", r.plan.ID, st.in.ID)
+				}
+				st.needs = append(st.needs, dep.idx)
+				dep.dependents = append(dep.dependents, st.idx)
 			}
-			st.needs = append(st.needs, dep.idx)
-			dep.dependents = append(dep.dependents, st.idx)
 		}
 		st.pending = len(st.needs)
 	}
