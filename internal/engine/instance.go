@@ -67,6 +67,12 @@ func (r *run) execute(st *instState) {
 			res.LogTail = tl.Lines(r.cfg.Redactor)
 			return
 		}
+		if r.interrupted() && aerr.class != FailureInterrupted {
+			// The stop cut the attempt off (TERM to the script's group,
+			// whose exit the transport reports): not a failure of the
+			// job, which the next run starts again.
+			aerr = &attemptError{class: FailureInterrupted, exit: aerr.exit, err: context.Cause(r.runCtx)}
+		}
 		a.Class, a.Error = aerr.class, r.cfg.Redactor.String(aerr.Error())
 		res.Attempts = append(res.Attempts, a)
 		r.em.emit(Event{Type: EventAttemptFailed, Status: StatusRunning, Instance: st.in.ID, Job: st.in.JobID, Stage: st.in.Stage, Host: st.host, Attempt: n, Message: a.Class + ": " + a.Error})
@@ -91,7 +97,9 @@ func (r *run) fail(st *instState, attempts int, aerr *attemptError, tl *tail) {
 		res.Status = StatusInterrupted
 	}
 	what := "failed"
-	if attempts > 1 {
+	if res.Status == StatusInterrupted {
+		what = "was stopped"
+	} else if attempts > 1 {
 		what = fmt.Sprintf("failed after %d attempts", attempts)
 	}
 	err := fmt.Errorf("job %s on host %s (instance %s) %s: %w", st.in.JobID, st.where(), st.in.ID, what, aerr)

@@ -153,7 +153,9 @@ type Result struct {
 	Evidence     []InstanceEvidence   `json:"evidence"`
 	Waiting      []GateWait           `json:"waiting,omitempty"`
 	// Cancelled is set when a gate's cancel option ended the operation.
-	Cancelled     *GateCancel          `json:"cancelled,omitempty"`
+	Cancelled *GateCancel `json:"cancelled,omitempty"`
+	// TimedOut is set when the run's time limit ran out (see TimeoutError).
+	TimedOut      *TimedOut            `json:"timed_out,omitempty"`
 	Failed        []string             `json:"failed,omitempty"` // instance ids
 	Interventions []InterventionResult `json:"interventions,omitempty"`
 	secrets       map[string]string    // artifact key -> value

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
@@ -13,7 +14,9 @@ import (
 // fails is reported in the Result (Operation.Status Failed, Result.Err).
 // Cancelling ctx stops new instances from starting, gives running commands
 // Config.GracePeriod, and ends the operation Interrupted; running the same
-// plan again resumes it.
+// plan again resumes it. A time limit on ctx (a *TimeoutError cause or a
+// deadline) stops the running jobs on their hosts at once and is reported
+// in Result.TimedOut.
 func (e *Engine) Run(ctx context.Context, plan *protocol.Plan, in RunInput) (*Result, error) {
 	if err := e.cfg.validate(); err != nil {
 		return nil, err
@@ -39,7 +42,7 @@ func (e *Engine) Run(ctx context.Context, plan *protocol.Plan, in RunInput) (*Re
 	if opID == "" {
 		opID = "op-" + plan.ID
 	}
-	r := &run{e: e, cfg: &e.cfg, plan: plan, in: in, lay: layout{root: e.cfg.StateDir}}
+	r := &run{e: e, cfg: &e.cfg, plan: plan, in: in, lay: layout{root: e.cfg.StateDir}, begin: time.Now()}
 	r.em = &emitter{op: opID, clock: e.cfg.Clock, redactor: e.cfg.Redactor, sinks: e.cfg.Sinks}
 	if err := r.buildStates(); err != nil {
 		return nil, err
@@ -156,9 +159,9 @@ func lifecyclePath(from, target protocol.OperationStatus) []protocol.OperationSt
 }
 
 // endOperation sets the final status: Interrupted when the context was
-// cancelled, Cancelled when a gate's cancel option was chosen, Failed when
-// an instance failed, the wait status of the first waiting gate, else
-// Completed.
+// cancelled (recording the timeout when a time limit ran out), Cancelled
+// when a gate's cancel option was chosen, Failed when an instance failed,
+// the wait status of the first waiting gate, else Completed.
 func (r *run) endOperation(ctx context.Context) {
 	var failed, waiting []*instState
 	for _, st := range r.states {
@@ -172,6 +175,12 @@ func (r *run) endOperation(ctx context.Context) {
 	cancel := r.cancelledBy()
 	switch {
 	case ctx.Err() != nil:
+		if te := timeoutOf(ctx, r.begin); te != nil {
+			r.timedOut = r.timedOutReport(te)
+			r.recordTimeout(r.timedOut)
+			r.moveTo(protocol.StatusInterrupted, r.timedOut.Error()+"; the running jobs were stopped on their hosts; run the plan again to resume")
+			return
+		}
 		r.moveTo(protocol.StatusInterrupted, "interrupted; run the plan again to resume")
 	case cancel != nil:
 		r.moveTo(protocol.StatusCancelled, fmt.Sprintf("gate %s: option %s chosen by %s cancelled the operation", cancel.Gate, cancel.Option, cancel.Actor))
@@ -269,5 +278,6 @@ func (r *run) result() *Result {
 	})
 	res.Interventions = r.interv
 	res.Cancelled = r.cancelledBy()
+	res.TimedOut = r.timedOut
 	return res
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
@@ -62,7 +63,14 @@ type run struct {
 	interrupted func() bool
 	resMu       sync.Mutex // guards states[*].res written by workers
 	interv      []InterventionResult
-	pauseHeld   bool // an instance was held by StopAfterStage (pause.go)
+	// begin is when the run started (wall clock, for a bare deadline).
+	begin time.Time
+	// stops holds what stopping the running jobs did per host.
+	stopMu sync.Mutex
+	stops  []string
+	// timedOut is set by endOperation when the run's time limit ran out.
+	timedOut  *TimedOut
+	pauseHeld bool // an instance was held by StopAfterStage (pause.go)
 }
 
 // buildStates indexes the plan and checks that it is runnable: unique ids,

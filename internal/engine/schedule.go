@@ -82,7 +82,7 @@ func (r *run) schedule(ctx context.Context) {
 	for {
 		if s.stopReason == "" {
 			if ctx.Err() != nil {
-				s.stopReason = "not started: the run was interrupted"
+				s.stopReason = r.interruptReason()
 			} else if s.failed && r.cfg.FailFast {
 				s.stopReason = "not started: fail-fast stopped the run after a failure"
 			}
@@ -98,7 +98,7 @@ func (r *run) schedule(ctx context.Context) {
 			s.finish(i)
 		case <-ctx.Done():
 			if s.stopReason == "" {
-				s.stopReason = "not started: the run was interrupted"
+				s.stopReason = r.interruptReason()
 			}
 			// Keep draining completions; ctx.Done stays closed, so wait
 			// on done alone from here.

@@ -14,10 +14,10 @@ import (
 
 // watchCancel is the run's stop path. When ctx is cancelled, running
 // commands go on for Config.GracePeriod (none when the run was aborted
-// through Config.Abort or lost its lock, or when the grace period is not
-// positive). Then, on a locked run, the running jobs' process groups get
-// TERM on every host (stopJobsCmd), killAfter later KILL; then the
-// commands are cut off (cut). It returns when runDone closes.
+// through Config.Abort, lost its lock or ran out of time, or when the
+// grace period is not positive). Then, on a locked run, the running jobs'
+// process groups get TERM on every host (stopJobsCmd), killAfter later
+// KILL; then the commands are cut off (cut). It returns when runDone closes.
 func (lk *hostLocks) watchCancel(ctx context.Context, runDone <-chan struct{}, cut context.CancelFunc) {
 	select {
 	case <-runDone:
@@ -58,7 +58,7 @@ func (lk *hostLocks) hardStop(ctx context.Context) bool {
 	default:
 	}
 	c := context.Cause(ctx)
-	return errors.Is(c, ErrAborted) || errors.Is(c, ErrLockLost)
+	return errors.Is(c, ErrAborted) || errors.Is(c, ErrLockLost) || isTimeout(c)
 }
 
 // stopJobs sends sig to the running jobs of the operation on every held
@@ -92,6 +92,7 @@ func (lk *hostLocks) stopJobs(sig string) {
 			default:
 				msg += strconv.Itoa(strings.Count(string(res.Stdout), "@group ")) + " running job(s)"
 			}
+			r.noteStop(h, msg)
 			r.em.emit(Event{Type: EventJobsStopped, Host: h, Message: msg})
 		}()
 	}
