@@ -84,6 +84,11 @@ func (l *loaded) validatePack() {
 				}
 			}
 		}
+		for j, sh := range pr.ShapedBy {
+			if err := sh.Validate(p.Parameters); err != nil {
+				add(indexed(f+".shaped_by", j), "%v", err)
+			}
+		}
 	}
 	for _, name := range protocol.SortedKeys(p.Parameters) {
 		l.validateParam(d, "parameters."+name, p.Parameters[name])

@@ -27,6 +27,9 @@ type PackProvision struct {
 	// export (allowed_providers, default_provider); empty means the
 	// exporting resource's own kind.
 	Provider string `yaml:"provider,omitempty" json:"provider,omitempty"`
+	// ShapedBy maps a consumer's requirement constraints to this pack's
+	// parameters when the pack creates the provider for it.
+	ShapedBy []ConstraintShape `yaml:"shaped_by,omitempty" json:"shaped_by,omitempty"`
 }
 
 // ExportValues are the placeholders an export attribute may name besides
