@@ -24,8 +24,9 @@ type JobInstance struct {
 	RunOn  string            `json:"run_on,omitempty"`
 	Pack   string            `json:"pack"` // pack ref the job comes from
 	Params map[string]string `json:"params,omitempty"`
-	Needs  []string          `json:"needs,omitempty"` // instance ids, sorted
-	Origin Origin            `json:"origin"`
+	// Needs are instance ids and group needs ("JOB[*]", GroupNeed), sorted.
+	Needs  []string `json:"needs,omitempty"`
+	Origin Origin   `json:"origin"`
 	// Because says why a non-template instance is here (inserted for a
 	// missing artifact, added by a patch of an author...).
 	Because string `json:"because,omitempty"`
