@@ -107,6 +107,10 @@ func (r *run) storeArtifacts(st *instState, p instancePaths, arts []producedArti
 // that reads them, and removes the run directory when it ends: a caller
 // that goes on to run the job makes it again.
 func (r *run) checkSatisfied(ctx context.Context, conn transport.Conn, st *instState, p instancePaths, env map[string]string, inputs []inputFile, raw []byte) (*attemptOut, string, error) {
+	if why, ok := r.in.Repair[st.in.ID]; ok {
+		r.cleanup(ctx, conn, st, p.run)
+		return nil, "repair: " + why, nil
+	}
 	m, err := decodeMarker(raw)
 	if err != nil {
 		r.cleanup(ctx, conn, st, p.run)

@@ -260,3 +260,26 @@ func TestRecheckBatchEnv_refusesNames(t *testing.T) {
 		t.Fatal("a name with ';' is not refused")
 	}
 }
+
+// RunInput.Repair runs the named instances again although their markers
+// stand, and only them: the others whose evidence holds are satisfied.
+func TestRunRepairRunsOnlyTheNamedInstances(t *testing.T) {
+	n := clusterNet("w1", "w2")
+	e, _ := newTestEngine(n, nil)
+	mustRun(t, e, clusterPlan("w1", "w2"), RunInput{})
+	why := "evidence containerd_service_active failed at refresh"
+	res := mustRun(t, e, clusterPlan("w1", "w2"), RunInput{Repair: map[string]string{"runtime[w2]": why}})
+	if res.Operation.Status != protocol.StatusCompleted {
+		t.Fatalf("got: %s want: Completed\n%s", res.Operation.Status, statuses(res))
+	}
+	in := wantStatus(t, res, "runtime[w2]", StatusDone)
+	if !strings.Contains(in.Reason, "repair: "+why) {
+		t.Errorf("reason got: %q want it to name the repair", in.Reason)
+	}
+	if got := n.host("w2").runCount("runtime[w2]"); got != 2 {
+		t.Errorf("runtime[w2] ran %d times want 2", got)
+	}
+	for _, id := range []string{"runtime[m1]", "runtime[w1]", "join[w1]", "join[w2]"} {
+		wantStatus(t, res, id, StatusSatisfied)
+	}
+}

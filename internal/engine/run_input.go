@@ -29,6 +29,11 @@ type RunInput struct {
 	// Fetch reads a secret given by reference; when nil, the engine reads
 	// Ref ("host:path") through its Dialer.
 	Fetch func(ctx context.Context, a protocol.Artifact) ([]byte, error)
+	// Repair names instances to run again even though their marker
+	// stands, each with why (a refresh found their evidence failing, or
+	// they follow one that did): a repair plan runs these and skips the
+	// others whose evidence holds.
+	Repair map[string]string
 }
 
 // InputArtifact is an artifact given to the run, with its value when the
