@@ -27,9 +27,10 @@ func TestBuiltinPacks(t *testing.T) {
 	want := map[string][]string{
 		"kubernetes": {"add_master", "add_node", "check_certificates", "cordon", "create", "delete", "drain", "relabel", "remove_node",
 			"renew_certificates", "repair", "restore", "snapshot", "uncordon", "upgrade"},
-		"minio":      {"install"},
-		"postgresql": {"install"},
-		"tempo":      {"install", "uninstall", "upgrade"},
+		"minio":           {"install"},
+		"postgresql":      {"install"},
+		"postgresql-host": {"install"},
+		"tempo":           {"install", "uninstall", "upgrade"},
 	}
 	for id, actions := range want {
 		p, err := cat.Get(id, "=1.0.0")
