@@ -41,9 +41,17 @@ type node struct {
 	u     *unit
 	needs []int32
 	// virtual marks a barrier: one node standing for all providers of a
-	// cluster-scoped input, spliced out after transitive reduction.
+	// cluster-scoped input, spliced out after transitive reduction unless
+	// it is kept as group needs.
 	virtual bool
+	// group, on a kept barrier, is what its dependents write for it:
+	// group needs and instance ids, sorted.
+	group []string
 }
+
+// spliced reports whether n is a barrier that splice replaces with its
+// needs.
+func (n *node) spliced() bool { return n.virtual && n.group == nil }
 
 // provKey indexes providers of a capability or artifact, per host or ""
 // for all hosts.

@@ -33,7 +33,9 @@ func finishGraph(p *protocol.Plan, nodes []*node) error {
 		}
 	}
 	rank := idRanks(nodes)
+	kept := groupNeeds(nodes)
 	reduce(nodes, order, level, rank)
+	keepWide(nodes, kept)
 	if splice(nodes, level, rank) {
 		reduce(nodes, order, level, rank)
 	}
@@ -47,13 +49,96 @@ func finishGraph(p *protocol.Plan, nodes []*node) error {
 			continue
 		}
 		buf = byRank(nd.needs, level, rank, buf)
-		ids := make([]string, len(nd.needs))
-		for i, u := range nd.needs {
-			ids[i] = nodes[u].ji.ID
+		ids := make([]string, 0, len(nd.needs))
+		grouped := false
+		for _, u := range nd.needs {
+			if g := nodes[u].group; g != nil {
+				ids = append(ids, g...)
+				grouped = true
+				continue
+			}
+			ids = append(ids, nodes[u].ji.ID)
+		}
+		if grouped {
+			slices.Sort(ids)
+			ids = slices.Compact(ids)
 		}
 		nd.ji.Needs = ids
 	}
 	return nil
+}
+
+// groupMin is the fan-in and fan-out from which a barrier stays in the
+// plan as group needs instead of being spliced into its dependents:
+// splicing a barrier of k needs into d dependents writes k*d edges, at
+// most groupMin per need or per dependent when either side is smaller.
+var groupMin = 16
+
+// groupNeeds returns, for each barrier, the needs its dependents will
+// write if it is kept (see keepWide): "JOB[*]" (protocol.GroupNeed) for
+// each job group all of whose instances it needs, the instance id for any
+// other need. It reads the needs before transitive reduction, which
+// drops some of a group's instances that another reaches.
+func groupNeeds(nodes []*node) map[int32][]string {
+	out := map[int32][]string{}
+	for _, bn := range nodes {
+		if !bn.virtual || len(bn.needs) <= groupMin {
+			continue
+		}
+		count := map[*unit]int{}
+		for _, p := range bn.needs {
+			count[nodes[p].u]++
+		}
+		var g []string
+		for _, p := range bn.needs {
+			pu := nodes[p].u
+			switch c := count[pu]; {
+			case c < 0:
+				continue // its group is written
+			case c > 1 && c == len(pu.insts) && wholeGroup(pu):
+				g = append(g, protocol.GroupNeed(pu.key))
+				count[pu] = -1
+			default:
+				g = append(g, nodes[p].ji.ID)
+			}
+		}
+		slices.Sort(g)
+		out[bn.idx] = slices.Compact(g)
+	}
+	return out
+}
+
+// wholeGroup reports whether the instances of u are exactly the job
+// group u.key, as protocol.JobInstance.Group reads ids.
+func wholeGroup(u *unit) bool {
+	for _, n := range u.insts {
+		if n.ji.Group() != u.key {
+			return false
+		}
+	}
+	return true
+}
+
+// keepWide marks the barriers of groups (from groupNeeds) that more than
+// groupMin nodes still need after reduction: those stay, written as their
+// group needs, and are not spliced.
+func keepWide(nodes []*node, groups map[int32][]string) {
+	if len(groups) == 0 {
+		return
+	}
+	dependents := map[int32]int{}
+	for _, nd := range nodes {
+		for _, u := range nd.needs {
+			if _, ok := groups[u]; ok {
+				dependents[u]++
+			}
+		}
+	}
+	for b, g := range groups {
+		if dependents[b] > groupMin {
+			nodes[b].group = g
+		}
+	}
 }
 
 // idRanks returns each node's position in the order of ids, so that lists
@@ -413,10 +498,10 @@ func levelFloor(ns []int32, level []int32, l int32) int {
 	return sort.Search(len(ns), func(i int) bool { return level[ns[i]] <= l })
 }
 
-// splice replaces each remaining need of a barrier node with the barrier's
-// own (reduced) needs, merging the lists (each in sortByLevel order) so
-// that the result keeps that order without a sort. It reports whether
-// anything was spliced.
+// splice replaces each remaining need of a barrier node (but a kept one,
+// see keepWide) with the barrier's own (reduced) needs, merging the lists
+// (each in sortByLevel order) so that the result keeps that order without
+// a sort. It reports whether anything was spliced.
 func splice(nodes []*node, level, rank []int32) bool {
 	cmp := func(a, b int32) int { return levelRankCmp(a, b, level, rank) }
 	any := false
@@ -426,7 +511,7 @@ func splice(nodes []*node, level, rank []int32) bool {
 		}
 		has := false
 		for _, u := range nd.needs {
-			if nodes[u].virtual {
+			if nodes[u].spliced() {
 				has = true
 				break
 			}
@@ -438,12 +523,12 @@ func splice(nodes []*node, level, rank []int32) bool {
 		var own []int32
 		var out []int32
 		for _, u := range nd.needs {
-			if !nodes[u].virtual {
+			if !nodes[u].spliced() {
 				own = append(own, u)
 			}
 		}
 		for _, u := range nd.needs {
-			if nodes[u].virtual {
+			if nodes[u].spliced() {
 				out = mergeLevelRank(make([]int32, 0, len(own)+len(nodes[u].needs)), own, nodes[u].needs, cmp)
 				own = out
 			}

@@ -43,7 +43,9 @@ type JSONInstance struct {
 	Params         map[string]string `json:"params,omitempty"`
 }
 
-// JSONEdge says that To waits for From.
+// JSONEdge says that To waits for From. From is an instance id, or a
+// group need "JOB[*]" (protocol.GroupNeed): To waits for every instance
+// of job group JOB.
 type JSONEdge struct {
 	From string `json:"from"`
 	To   string `json:"to"`

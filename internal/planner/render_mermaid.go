@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
@@ -25,12 +26,59 @@ func RenderMermaid(p *protocol.Plan) string {
 		}
 		sb.WriteString("  end\n")
 	}
+	joins := mermaidJoins(p, ids, &sb)
 	for _, in := range p.Instances {
 		for _, n := range in.Needs {
-			fmt.Fprintf(&sb, "  %s --> %s\n", ids[n], ids[in.ID])
+			from := ids[n]
+			if j, ok := joins[n]; ok {
+				from = j
+			}
+			fmt.Fprintf(&sb, "  %s --> %s\n", from, ids[in.ID])
 		}
 	}
 	return sb.String()
+}
+
+// mermaidJoins draws each group need of p (protocol.GroupNeed) once, as a
+// circle that every instance of the group points to, so that a full mesh
+// is drawn with edges linear in its instances. It returns the circle's
+// node id per group need.
+func mermaidJoins(p *protocol.Plan, ids map[string]string, sb *strings.Builder) map[string]string {
+	var needs []string
+	seen := map[string]bool{}
+	for _, in := range p.Instances {
+		for _, n := range in.Needs {
+			if _, ok := protocol.NeedGroup(n); ok && !seen[n] {
+				seen[n] = true
+				needs = append(needs, n)
+			}
+		}
+	}
+	if len(needs) == 0 {
+		return nil
+	}
+	slices.Sort(needs)
+	groups := p.Groups()
+	used := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		used[id] = true
+	}
+	out := make(map[string]string, len(needs))
+	for _, n := range needs {
+		k, _ := protocol.NeedGroup(n)
+		base := mermaidSafe(k + "_all")
+		id := base
+		for i := 2; used[id]; i++ {
+			id = fmt.Sprintf("%s_%d", base, i)
+		}
+		used[id] = true
+		out[n] = id
+		fmt.Fprintf(sb, "  %s((\"%s\"))\n", id, mermaidLabel(n))
+		for _, m := range groups[k] {
+			fmt.Fprintf(sb, "  %s --> %s\n", ids[m.ID], id)
+		}
+	}
+	return out
 }
 
 // mermaidIDs maps instance ids to unique mermaid node ids.

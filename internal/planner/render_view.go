@@ -25,6 +25,29 @@ func gatesAhead(p *protocol.Plan) map[string][]string {
 	}
 	done := make(map[string]bool, len(p.Instances))
 	var visit func(in *protocol.JobInstance) []string
+	var groups map[string][]*protocol.JobInstance
+	groupGates := map[string][]string{}
+	visitGroup := func(k string) []string {
+		if set, ok := groupGates[k]; ok {
+			return set
+		}
+		if groups == nil {
+			groups = p.Groups()
+		}
+		var set []string
+		for _, m := range groups[k] {
+			if m.IsGate() && !slices.Contains(set, m.ID) {
+				set = append(set, m.ID)
+			}
+			for _, g := range visit(m) {
+				if !slices.Contains(set, g) {
+					set = append(set, g)
+				}
+			}
+		}
+		groupGates[k] = set
+		return set
+	}
 	visit = func(in *protocol.JobInstance) []string {
 		if done[in.ID] {
 			return out[in.ID]
@@ -39,6 +62,14 @@ func gatesAhead(p *protocol.Plan) map[string][]string {
 			}
 		}
 		for _, id := range in.Needs {
+			if k, ok := protocol.NeedGroup(id); ok {
+				// A group need: the gates ahead of its members, found
+				// once per group.
+				for _, g := range visitGroup(k) {
+					add(g)
+				}
+				continue
+			}
 			dep, ok := p.Instance(id)
 			if !ok {
 				continue
