@@ -32,9 +32,10 @@ type S3Server struct {
 	// Dir holds the server's data, configuration and log.
 	Dir string
 
-	cmd  *exec.Cmd
-	done chan struct{}
-	err  error // the server's exit, once done is closed
+	cmd       *exec.Cmd
+	grpcPorts []int // weed leaves /tmp/seaweedfs-<service>-grpc-<port>.sock
+	done      chan struct{}
+	err       error // the server's exit, once done is closed
 }
 
 // S3Options configure StartS3.
@@ -176,6 +177,7 @@ func StartS3(ctx context.Context, opts S3Options) (*S3Server, error) {
 		return nil, fmt.Errorf("start S3 server: %w", err)
 	}
 	port := func(i int) string { return strconv.Itoa(ports[i]) }
+	s.grpcPorts = []int{ports[1], ports[3], ports[5], ports[7]}
 	s.Endpoint = "http://127.0.0.1:" + port(6)
 	logf, err := os.OpenFile(s.LogPath(), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
@@ -273,6 +275,11 @@ func (s *S3Server) Stop() error {
 		case <-time.After(10 * time.Second):
 			_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 			<-s.done
+		}
+	}
+	for _, p := range s.grpcPorts {
+		for _, svc := range []string{"master", "volume", "filer", "s3"} {
+			_ = os.Remove(fmt.Sprintf("/tmp/seaweedfs-%s-grpc-%d.sock", svc, p))
 		}
 	}
 	if err := os.RemoveAll(s.Dir); err != nil {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -42,6 +43,17 @@ func TestS3Server(t *testing.T) {
 	status, body, err := s.Do(ctx, http.MethodGet, "/", s.AccessKey, s.SecretKey)
 	if err != nil || status != http.StatusOK || !strings.Contains(body, "<Name>harness-bucket</Name>") {
 		t.Fatalf("got: ListBuckets %d %v %.500s want: harness-bucket listed", status, err, body)
+	}
+	// The real s3cmd writes and reads an object with the identity's keys.
+	obj := filepath.Join(t.TempDir(), "obj")
+	if err := os.WriteFile(obj, []byte("harness object\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := s.S3cmd(ctx, "put", obj, "s3://harness-bucket/dir/obj"); err != nil {
+		t.Fatalf("got: %v %s want: s3cmd put", err, out)
+	}
+	if out, err := s.S3cmd(ctx, "get", "s3://harness-bucket/dir/obj", "-"); err != nil || out != "harness object\n" {
+		t.Fatalf("got: s3cmd get %q %v want: the object written", out, err)
 	}
 	if err := s.Stop(); err != nil {
 		t.Fatal(err)
