@@ -32,6 +32,7 @@ type providerModel struct {
 	SSH                *sshModel                        `tfsdk:"ssh"`
 	CapabilityPolicy   map[string]capabilityPolicyModel `tfsdk:"capability_policy"`
 	Diagnosis          *diagnosisModel                  `tfsdk:"diagnosis"`
+	DestroyApprovals   []destroyApprovalModel           `tfsdk:"destroy_approvals"`
 }
 
 type diagnosisModel struct {
@@ -96,6 +97,8 @@ type providerData struct {
 	Actor       string
 	Roles       []string
 	Analyzers   []diagnose.Analyzer
+	// DestroyApprovals decide destroy gates without a prior apply.
+	DestroyApprovals []destroyApproval
 }
 
 // SSHDefaults are the provider-wide SSH settings. PrivateKey and
@@ -182,6 +185,7 @@ func (m providerModel) settings(version string) (*providerData, diag.Diagnostics
 	checkProviderEnv(d.SSH, &diags)
 	m.policySettings(d, &diags)
 	d.Analyzers = m.analyzers(&diags)
+	d.DestroyApprovals = destroyApprovalsOf(m.DestroyApprovals, &diags)
 	d.Catalog = loadCatalog(strs(m.PackDirs), &diags)
 	if d.Catalog != nil {
 		m.checkAgainstCatalog(d, &diags)

@@ -42,6 +42,7 @@ func providerSchema() schema.Schema {
 			"ssh":               sshSchema(),
 			"capability_policy": policySchema(),
 			"diagnosis":         diagnosisSchema(),
+			"destroy_approvals": destroyApprovalsSchema(),
 		},
 	}
 }
