@@ -78,7 +78,7 @@ func (r *resolution) choice(d Decision) (Decision, error) {
 			reason := fmt.Sprintf("%s: create %s with pack %s %s; %s", why, cr.Provider, cr.Pack, cr.Action, d.Reason)
 			d.Kind = KindCreate
 			d.Gate = &gate
-			d.Create = &Create{Pack: cr.Pack, Version: cr.Version, Action: cr.Action, Provider: cr.Provider}
+			d.Create = r.newCreate(cr)
 			d.Reason = reason
 			d.Binding = protocol.Binding{Requirement: d.Requirement, Decision: string(KindCreate), Provider: cr.Provider, Reason: reason}
 			return d, nil

@@ -12,7 +12,10 @@ import (
 const (
 	ValueRequired       = "required"
 	ValueSameAsWorkload = "same-as-workload"
-	minPrefix           = "min_"
+	// ValueNotRequired accepts any value of the attribute; a provider
+	// created for the requirement may go without it (encryption off).
+	ValueNotRequired = "not-required"
+	minPrefix        = "min_"
 )
 
 // Check is the result of one constraint against one set of attributes.
@@ -53,6 +56,9 @@ func matchOne(key, want string, attrs, workload map[string]string) Check {
 		} else {
 			c.Detail = fmt.Sprintf("%s %s != workload %s %s", key, got, key, w)
 		}
+	case want == ValueNotRequired:
+		c.OK = true
+		c.Detail = fmt.Sprintf("%s not required", key)
 	case want == ValueRequired:
 		got, ok := attrs[key]
 		c.OK = ok && truthy(got)
@@ -83,9 +89,9 @@ func matchOne(key, want string, attrs, workload map[string]string) Check {
 		}
 		c.OK = v >= min
 		if c.OK {
-			c.Detail = fmt.Sprintf("%s %s >= %s", attr, got, want)
+			c.Detail = fmt.Sprintf("%s %s >= %s %s", attr, got, key, want)
 		} else {
-			c.Detail = fmt.Sprintf("%s %s < %s", attr, got, want)
+			c.Detail = fmt.Sprintf("%s %s < %s %s", attr, got, key, want)
 		}
 	default:
 		got, ok := attrs[key]
@@ -122,6 +128,8 @@ func Describe(constraints, workload map[string]string) string {
 			parts = append(parts, fmt.Sprintf("%s %s (same as workload)", k, workload[k]))
 		case v == ValueRequired:
 			parts = append(parts, k+" required")
+		case v == ValueNotRequired:
+			continue
 		case strings.HasPrefix(k, minPrefix):
 			parts = append(parts, fmt.Sprintf("%s >= %s", strings.TrimPrefix(k, minPrefix), v))
 		default:

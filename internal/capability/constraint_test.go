@@ -18,8 +18,8 @@ func TestMatchConstraints(t *testing.T) {
 		{"required off", "encryption", "required", map[string]string{"encryption": "off"}, false, "encryption required but is off"},
 		{"same as workload", "region", "same-as-workload", map[string]string{"region": "eu-central"}, true, "region eu-central = workload region"},
 		{"other region", "region", "same-as-workload", map[string]string{"region": "eu-west"}, false, "region eu-west != workload region eu-central"},
-		{"min equal", "min_capacity_gb", "500", map[string]string{"capacity_gb": "500"}, true, "capacity_gb 500 >= 500"},
-		{"min below", "min_capacity_gb", "500", map[string]string{"capacity_gb": "499.5"}, false, "capacity_gb 499.5 < 500"},
+		{"min equal", "min_capacity_gb", "500", map[string]string{"capacity_gb": "500"}, true, "capacity_gb 500 >= min_capacity_gb 500"},
+		{"min below", "min_capacity_gb", "500", map[string]string{"capacity_gb": "499.5"}, false, "capacity_gb 499.5 < min_capacity_gb 500"},
 		{"min bad constraint", "min_capacity_gb", "big", map[string]string{"capacity_gb": "1"}, false, `constraint min_capacity_gb: "big" is not a number`},
 	}
 	for _, tc := range cases {

@@ -44,7 +44,7 @@ func (r *resolution) costWithin(c Creator) string {
 // costGate holds the creation by c at a cost_confirmation gate, built for
 // its create option; the policy's approval roles (if any) may confirm it.
 func (r *resolution) costGate(d Decision, c Creator, why string) Decision {
-	d.Create = &Create{Pack: c.Pack, Version: c.Version, Action: c.Action, Provider: c.Provider}
+	d.Create = r.newCreate(c)
 	opts := []protocol.GateOption{r.createOption("create "+c.Provider, c)}
 	d = r.gate(d, protocol.GateCostConfirmation, "confirm-cost-"+slug(c.Provider), why, opts, r.policy.ApprovalRoles)
 	d.Gate.Chosen = opts[0].ID // the plan holds this creation behind the gate

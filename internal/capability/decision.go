@@ -17,6 +17,10 @@ type Create struct {
 	Version  string `json:"version,omitempty"`
 	Action   string `json:"action"`
 	Provider string `json:"provider"`
+	// Params are the creating pack's parameters the requirement's
+	// constraints set (Shape); Shaped says, per value, which constraint.
+	Params map[string]string `json:"params,omitempty"`
+	Shaped []string          `json:"shaped,omitempty"`
 }
 
 // CandidateReport says why a candidate (or a provider that could be
@@ -27,6 +31,10 @@ type CandidateReport struct {
 	Create   bool     `json:"create,omitempty"` // a provider kind that a pack can create
 	Accepted bool     `json:"accepted"`
 	Reasons  []string `json:"reasons"`
+	// DecidedBy names the policy that decided whether the provider kind
+	// may serve: a rule (`rule 2 "pci-dedicated"`), the environment's
+	// capability_policy entry, or "no policy".
+	DecidedBy string `json:"decided_by,omitempty"`
 }
 
 // Decision is the outcome of resolving one requirement.

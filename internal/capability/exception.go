@@ -2,6 +2,7 @@ package capability
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
@@ -11,7 +12,7 @@ import (
 // requirement: the policy names roles that may grant one, and a candidate
 // or creator fails only because the policy does not allow its provider.
 func (r *resolution) exceptionPossible() bool {
-	return r.hasPolicy && len(r.policy.ExceptionRoles) > 0 && (len(r.forbidden) > 0 || len(r.forbiddenCreators) > 0)
+	return len(r.exceptionRoles) > 0 && (len(r.forbidden) > 0 || len(r.forbiddenCreators) > 0)
 }
 
 // exception stops at a policy_exception gate that only the policy's
@@ -33,6 +34,16 @@ func (r *resolution) exception(d Decision) Decision {
 		allowed = strings.Join(sortedCopy(r.policy.AllowedProviders), ", ")
 	}
 	reason := fmt.Sprintf("%s in %s: no allowed provider (%s) satisfies it; the policy forbids %s, which would, unless one of the roles %s grants an exception",
-		r.key, r.envName(), allowed, strings.Join(names, ", "), strings.Join(r.policy.ExceptionRoles, ", "))
-	return r.gate(d, protocol.GatePolicyException, "exception-"+slug(r.key), reason, opts, r.policy.ExceptionRoles)
+		r.key, r.envName(), allowed, strings.Join(names, ", "), strings.Join(r.exceptionRoles, ", "))
+	return r.gate(d, protocol.GatePolicyException, "exception-"+slug(r.key), reason, opts, r.exceptionRoles)
+}
+
+// addExceptionRoles adds roles that may grant an exception, keeping the
+// first order of each.
+func (r *resolution) addExceptionRoles(roles []string) {
+	for _, ro := range roles {
+		if !slices.Contains(r.exceptionRoles, ro) {
+			r.exceptionRoles = append(r.exceptionRoles, ro)
+		}
+	}
 }

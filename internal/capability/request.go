@@ -32,6 +32,9 @@ type Creator struct {
 	// MonthlyUSD is the cost the pack declares for one instance (pack.yaml
 	// cost.monthly_usd); 0 when it declares none.
 	MonthlyUSD float64 `json:"monthly_usd,omitempty"`
+	// ShapedBy maps the requirement's constraints to the pack's
+	// parameters (pack.yaml provides[i].shaped_by).
+	ShapedBy []protocol.ConstraintShape `json:"shaped_by,omitempty"`
 }
 
 // Request is one requirement to resolve.
@@ -51,4 +54,14 @@ type Request struct {
 	// decision for that candidate, create for that provider, both still
 	// held by the gate, which the engine checks again at apply.
 	Choices []protocol.Decision `json:"choices,omitempty"`
+	// Consumer is the requesting intent's name: a created provider's
+	// parameters may name it ({consumer} in shaped_by), so that a
+	// dedicated instance is the consumer's own.
+	Consumer string `json:"consumer,omitempty"`
+	// Rules are the policy rules over organization, criticality,
+	// compliance and cost, weighed before the environment's policy.
+	Rules []Rule `json:"rules,omitempty"`
+	// Context is what the rules match on besides capability and
+	// environment.
+	Context Context `json:"context,omitempty"`
 }

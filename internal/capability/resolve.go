@@ -28,6 +28,12 @@ type resolution struct {
 	// for the policy's allowed providers (policy exception material).
 	forbidden         []Candidate
 	forbiddenCreators []Creator
+	// exceptionRoles may grant the forbidden ones (the environment's
+	// exception_roles, or an exception rule's roles).
+	exceptionRoles []string
+	// approvals are the rules requiring approval to bind a candidate (by
+	// name) or create a provider (by kind).
+	approvals map[string]verdict
 	// candidates and creators are the accepted ones, by name and provider,
 	// for options chosen at a gate.
 	candidates map[string]Candidate
@@ -49,7 +55,9 @@ func Resolve(req Request) (Decision, error) {
 		r.constraints[k] = v
 	}
 	if r.policy.RequireEncryption {
-		if _, set := r.constraints["encryption"]; !set {
+		// The policy's requirement wins over a consumer that does not
+		// need encryption.
+		if v, set := r.constraints["encryption"]; !set || v == ValueNotRequired {
 			r.constraints["encryption"] = ValueRequired
 		}
 	}
@@ -62,7 +70,11 @@ func Resolve(req Request) (Decision, error) {
 	switch {
 	case len(accepted) == 1:
 		c := accepted[0]
-		return r.bind(d, c, fmt.Sprintf("%s (%s) is the only matching candidate of %d", c.Name, c.Provider, len(req.Candidates))), nil
+		d = r.bind(d, c, fmt.Sprintf("%s (%s) is the only matching candidate of %d", c.Name, c.Provider, len(req.Candidates)))
+		if v, ok := r.approvals[c.Name]; ok {
+			return r.choice(r.bindApproval(d, c, v))
+		}
+		return d, nil
 	case len(accepted) > 1:
 		return r.choice(r.chooseCandidate(d, accepted))
 	case len(creators) > 0:
@@ -86,11 +98,13 @@ func (r *resolution) judgeCandidates(d *Decision) []Candidate {
 		if c.Capability.Key != r.key {
 			bad = append(bad, fmt.Sprintf("provides %s, not %s", c.Capability.Key, r.key))
 		}
-		msg, allowed := r.providerAllowed(c.Provider)
+		v := r.judge(c.Provider, false, 0)
+		allowed := v.allowed
+		rep.DecidedBy = v.decidedBy
 		if allowed {
-			ok = append(ok, msg)
+			ok = append(ok, v.msg)
 		} else {
-			bad = append(bad, msg)
+			bad = append(bad, v.msg)
 		}
 		for _, chk := range MatchConstraints(r.constraints, c.Capability.Attributes, r.req.Workload) {
 			if chk.OK {
@@ -104,8 +118,10 @@ func (r *resolution) judgeCandidates(d *Decision) []Candidate {
 		d.Candidates = append(d.Candidates, rep)
 		if rep.Accepted {
 			accepted = append(accepted, c)
-		} else if !allowed && len(bad) == 1 {
+			r.noteApproval(c.Name, v)
+		} else if !allowed && len(bad) == 1 && len(v.exceptionRoles) > 0 {
 			r.forbidden = append(r.forbidden, c)
+			r.addExceptionRoles(v.exceptionRoles)
 		}
 	}
 	return accepted
@@ -122,14 +138,19 @@ func (r *resolution) judgeCreators(d *Decision) []Creator {
 	var accepted []Creator
 	for _, c := range mine {
 		rep := CandidateReport{Name: creatorName(c), Provider: c.Provider, Create: true}
-		msg, allowed := r.providerAllowed(c.Provider)
-		rep.Accepted = allowed
-		if allowed {
-			rep.Reasons = []string{"accepted: " + msg, fmt.Sprintf("accepted: pack %s %s can create it", c.Pack, c.Action)}
+		v := r.judge(c.Provider, true, c.MonthlyUSD)
+		rep.Accepted = v.allowed
+		rep.DecidedBy = v.decidedBy
+		if v.allowed {
+			rep.Reasons = []string{"accepted: " + v.msg, fmt.Sprintf("accepted: pack %s %s can create it", c.Pack, c.Action)}
 			accepted = append(accepted, c)
+			r.noteApproval(c.Provider, v)
 		} else {
-			rep.Reasons = []string{"rejected: " + msg}
-			r.forbiddenCreators = append(r.forbiddenCreators, c)
+			rep.Reasons = []string{"rejected: " + v.msg}
+			if len(v.exceptionRoles) > 0 {
+				r.forbiddenCreators = append(r.forbiddenCreators, c)
+				r.addExceptionRoles(v.exceptionRoles)
+			}
 		}
 		d.Candidates = append(d.Candidates, rep)
 	}
@@ -238,8 +259,10 @@ func (r *resolution) chooseCreator(d Decision, creators []Creator) Decision {
 		return r.gate(d, protocol.GateProviderSelection, "select-"+slug(r.key)+"-provider", reason, opts, roles)
 	}
 	c := creators[pick]
-	create := &Create{Pack: c.Pack, Version: c.Version, Action: c.Action, Provider: c.Provider}
-	d.Create = create
+	d.Create = r.newCreate(c)
+	if v, ok := r.approvals[c.Provider]; ok {
+		return r.createApproval(d, c, v)
+	}
 	if r.policy.RequireApproval {
 		// Only options that can take effect: no existing provider matches,
 		// so there is nothing to bind instead.
@@ -257,7 +280,7 @@ func (r *resolution) chooseCreator(d Decision, creators []Creator) Decision {
 	if over, why := r.overCost(c); over {
 		return r.costGate(d, c, why)
 	}
-	reason := fmt.Sprintf("%s; create %s with pack %s %s: %s%s", none, c.Provider, c.Pack, c.Action, why, r.costWithin(c))
+	reason := fmt.Sprintf("%s; create %s with pack %s %s: %s%s%s", none, c.Provider, c.Pack, c.Action, why, r.costWithin(c), shapedNote(d.Create))
 	d.Kind = KindCreate
 	d.Reason = reason
 	d.Binding = protocol.Binding{Requirement: d.Requirement, Decision: string(KindCreate), Provider: c.Provider, Reason: reason}

@@ -129,7 +129,7 @@ func TestResolve(t *testing.T) {
 			req: Request{Requirement: protocol.CapabilityRequirement{Key: s3, Constraints: map[string]string{"min_capacity_gb": "500"}},
 				Environment: "stage", Policy: seedPolicy(), Candidates: []Candidate{sharedMinio, sharedMinio2}},
 			want: want{kind: KindBind, provider: "cp_minio.shared-b",
-				reports: []string{"cp_minio.shared=rejected: capacity_gb 200 < 500", "cp_minio.shared-b=accepted: capacity_gb 800 >= 500"}},
+				reports: []string{"cp_minio.shared=rejected: capacity_gb 200 < min_capacity_gb 500", "cp_minio.shared-b=accepted: capacity_gb 800 >= min_capacity_gb 500"}},
 		},
 		{
 			name: "numeric minimum with a non-numeric attribute rejects",
