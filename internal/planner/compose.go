@@ -40,6 +40,13 @@ type Request struct {
 	// approvals, with the provider's actor and roles): a choice at a
 	// capability gate builds the plan for the chosen candidate or provider.
 	Choices []protocol.Decision
+	// Requirements are the consumer's constraints per required capability
+	// key, set over the pack's own: they filter candidates and shape a
+	// provider created for it.
+	Requirements map[string]map[string]string
+	// Rules and Context are the policy rules and what they match on.
+	Rules   []capability.Rule
+	Context capability.Context
 }
 
 // Composed is a built plan with the capability decisions behind it.
@@ -76,6 +83,7 @@ func Creators(cat Catalog) []capability.Creator {
 			if p.Cost != nil {
 				c.MonthlyUSD = p.Cost.MonthlyUSD
 			}
+			c.ShapedBy = pr.ShapedBy
 			out = append(out, c)
 		}
 	}
@@ -125,8 +133,9 @@ func Compose(req Request) (*Composed, error) {
 			continue
 		}
 		d, err := capability.Resolve(capability.Request{
-			Requirement: r.Requirement(), Environment: req.Environment, Workload: workload,
+			Requirement: withConstraints(r.Requirement(), req.Requirements[r.Capability]), Environment: req.Environment, Workload: workload,
 			Candidates: req.Candidates, Creators: creators, Policy: req.Policy, Choices: req.Choices,
+			Consumer: in.ID, Rules: req.Rules, Context: req.Context,
 		})
 		if err != nil {
 			if r.Optional {
@@ -153,4 +162,20 @@ func stateProvides(s State, key string) bool {
 		}
 	}
 	return false
+}
+
+// withConstraints sets the consumer's constraints over the pack's.
+func withConstraints(r protocol.CapabilityRequirement, extra map[string]string) protocol.CapabilityRequirement {
+	if len(extra) == 0 {
+		return r
+	}
+	cons := make(map[string]string, len(r.Constraints)+len(extra))
+	for k, v := range r.Constraints {
+		cons[k] = v
+	}
+	for k, v := range extra {
+		cons[k] = v
+	}
+	r.Constraints = cons
+	return r
 }

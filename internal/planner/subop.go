@@ -73,7 +73,7 @@ func (b *builder) addSubOperation(d *capability.Decision, gate *node) ([]*node, 
 	if err != nil {
 		return nil, err
 	}
-	params, err := subPackParams(sp, b.in.Intent.Parameters)
+	params, err := subPackParams(sp, shapedParams(sp.ID, b.in.Intent.Parameters, c.Params))
 	if err != nil {
 		return nil, err
 	}
@@ -215,4 +215,21 @@ func (b *builder) gateUnconsumed() {
 			}
 		}
 	}
+}
+
+// shapedParams are the intent's parameters with the creation's shaped
+// ones (capability.Create.Params) set as the sub-pack's: the constraints
+// decide them, over a value the intent gives; the pack's types check them.
+func shapedParams(pack string, intent, shaped map[string]string) map[string]string {
+	if len(shaped) == 0 {
+		return intent
+	}
+	out := make(map[string]string, len(intent)+len(shaped))
+	for k, v := range intent {
+		out[k] = v
+	}
+	for k, v := range shaped {
+		out[pack+"."+k] = v
+	}
+	return out
 }
