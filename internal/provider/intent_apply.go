@@ -77,6 +77,9 @@ func runOps(ctx context.Context, data *providerData, ops []intentOp, in runInput
 		run.Artifacts = artifacts
 		res, err := runner.Run(ctx, op.Composed.Plan, op.Hosts, run.engineInput(op.ID, data.Actor, data.Roles))
 		if err != nil {
+			if reportTimedOutBefore(ctx, op.Composed.Plan.Display(), err, redactor, diags) {
+				return out
+			}
 			hint := "\n\nCheck the SSH settings (provider ssh block, the resource's ssh and per-host ssh) and that the hosts are reachable; nothing was changed."
 			var locked *engine.LockedError
 			if errors.As(err, &locked) {
@@ -97,6 +100,10 @@ func runOps(ctx context.Context, data *providerData, ops []intentOp, in runInput
 // reportOutcome adds diagnostics for a run that did not complete and says
 // whether it did.
 func reportOutcome(ctx context.Context, data *providerData, op intentOp, res *engine.Result, redactor *transport.Redactor, diags *diag.Diagnostics) bool {
+	if res.TimedOut != nil {
+		reportTimedOut(op.Composed.Plan.Display(), res, redactor, diags)
+		return false
+	}
 	switch res.Operation.Status {
 	case protocol.StatusCompleted:
 		return true

@@ -190,13 +190,6 @@ func modifyIntentPlan[M any](ctx context.Context, b *intentBase, h intentHooks[M
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 }
 
-// withTimeout bounds ctx by the resource's timeout of one kind.
-func withTimeout(ctx context.Context, get func(context.Context, time.Duration) (time.Duration, diag.Diagnostics), def time.Duration, diags *diag.Diagnostics) (context.Context, context.CancelFunc) {
-	t, d := get(ctx, def)
-	diags.Append(d...)
-	return context.WithTimeout(ctx, t)
-}
-
 // createIntent is Create: runs the create operations. When one does not
 // complete, no state is saved (so nothing is tainted) and the error says
 // what to do; applying again resumes, skipping jobs whose evidence holds.
@@ -206,7 +199,7 @@ func createIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := withTimeout(ctx, h.timeouts(plan).Create, defaultCreateTimeout, &resp.Diagnostics)
+	ctx, cancel := withTimeout(ctx, "create", h.timeouts(plan).Create, defaultCreateTimeout, &resp.Diagnostics)
 	defer cancel()
 	ip, ops := planIntent(b, h, plan, nil, h.changes(plan, nil, false), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
@@ -233,7 +226,7 @@ func updateIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := withTimeout(ctx, h.timeouts(plan).Update, defaultCreateTimeout, &resp.Diagnostics)
+	ctx, cancel := withTimeout(ctx, "update", h.timeouts(plan).Update, defaultCreateTimeout, &resp.Diagnostics)
 	defer cancel()
 	changes := h.changes(plan, prior, sameIntentOf(h, req.Plan.Raw, req.State.Raw))
 	if len(changes) == 0 {
@@ -274,7 +267,7 @@ func deleteIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], r
 	if change == nil || resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel := withTimeout(ctx, h.timeouts(state).Delete, defaultDeleteTimeout, &resp.Diagnostics)
+	ctx, cancel := withTimeout(ctx, "delete", h.timeouts(state).Delete, defaultDeleteTimeout, &resp.Diagnostics)
 	defer cancel()
 	ip, ops := planIntent(b, h, state, state, []intent.Change{*change}, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
