@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Gives Tempo S3 credentials of its own, in the Secret tempo-s3, and
-# creates the trace bucket with them from a MinIO client Job.
+# creates the trace bucket with them: from a MinIO client Job for a MinIO
+# the control plane created, from this host with the real S3 client (aws)
+# for a bound existing S3 provider.
 set -euo pipefail
 
 # When the bound storage is a MinIO whose credentials artifact names its
@@ -10,7 +12,13 @@ set -euo pipefail
 # allows only its bucket, and tempo-s3 holds only that user's keys (the
 # secret key generated here once and kept across runs). The admin
 # credentials never enter Tempo's namespace. Otherwise the bound
-# credentials are the ones issued for this consumer and go to tempo-s3.
+# credentials are the ones issued for this consumer and go to tempo-s3,
+# after this host proved them against the bound endpoint with aws: the
+# bucket is looked up (head-bucket), created when absent, and an object
+# cp-evidence/tempo/<namespace> is written and read back (the job's
+# evidence reads it again). The keys reach aws only through its
+# environment, never its command line; a refusal fails the job with the
+# endpoint's answer and what to check.
 #
 # mc reaches S3 through MC_HOST_<alias>, which Kubernetes composes from
 # Secret keys ($(VAR) expansion of dependent environment variables); the
@@ -80,6 +88,56 @@ case $admin_api in
     ;;
   *) fail "S3_ADMIN_API in object_storage.s3.credentials must be minio or absent" ;;
 esac
+
+# s3 ARGS... runs the real S3 client against the bound endpoint; the keys
+# are in its environment only.
+s3() {
+  AWS_ACCESS_KEY_ID=${cred[AWS_ACCESS_KEY_ID]} AWS_SECRET_ACCESS_KEY=${cred[AWS_SECRET_ACCESS_KEY]} \
+    AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_DEFAULT_REGION=us-east-1 \
+    AWS_EC2_METADATA_DISABLED=true AWS_PAGER="" aws --endpoint-url "$endpoint" "$@"
+}
+# oneline TEXT is TEXT on one line without leading blanks, at most 300
+# characters.
+oneline() {
+  local v=${1//[[:cntrl:]]/ }
+  v=${v#"${v%%[![:space:]]*}"}
+  printf '%s' "${v:0:300}"
+}
+
+# prove_bound_storage looks the bucket up with the bound keys, creates it
+# when absent, and writes and reads back the evidence object; bound says
+# what it found.
+prove_bound_storage() {
+  command -v aws >/dev/null || fail "the S3 client aws is not installed on this host; install it (apt-get install -y awscli on Debian and Ubuntu)"
+  local out
+  if out=$(s3 s3api head-bucket --bucket "$bucket" 2>&1); then
+    bound="bucket existed"
+  else
+    case $out in
+      *"(404)"* | *NoSuchBucket* | *"Not Found"*)
+        out=$(s3 s3api create-bucket --bucket "$bucket" 2>&1) ||
+          fail "cannot create bucket $bucket at $endpoint with the bound credentials: $(oneline "$out")"
+        bound="bucket created"
+        ;;
+      *"(403)"* | *Forbidden* | *InvalidAccessKeyId* | *SignatureDoesNotMatch* | *AccessDenied*)
+        fail "the S3 endpoint $endpoint refused the bound credentials for bucket $bucket ($(oneline "$out")); check the binding's access and secret key (access_key_env and secret_key_env, or access_key_wo and secret_key_wo) and that the key may use this bucket"
+        ;;
+      *) fail "cannot reach bucket $bucket at $endpoint: $(oneline "$out"); check the binding's attributes.endpoint and that this host reaches it" ;;
+    esac
+  fi
+  local key="cp-evidence/tempo/$ns"
+  printf 'tempo storage check: bucket %s, namespace %s\n' "$bucket" "$ns" >"$work/evidence"
+  out=$(s3 s3api put-object --bucket "$bucket" --key "$key" --body "$work/evidence" 2>&1) ||
+    fail "cannot write $key to bucket $bucket at $endpoint: $(oneline "$out")"
+  out=$(s3 s3api get-object --bucket "$bucket" --key "$key" "$work/evidence.read" 2>&1) ||
+    fail "cannot read $key back from bucket $bucket at $endpoint: $(oneline "$out")"
+  cmp -s "$work/evidence" "$work/evidence.read" || fail "$key read back from bucket $bucket differs from what was written"
+  bound="$bound, $key written and read back"
+}
+
+# A bound storage is proved before anything changes in the cluster.
+bound=""
+[[ $admin_api == minio ]] || prove_bound_storage
 
 kubectl "${kc[@]}" create namespace "$ns" --dry-run=client -o yaml | kubectl "${kc[@]}" apply -f -
 
@@ -168,16 +226,23 @@ YAML
     ;;
   *)
     # Credentials issued for this consumer by a storage without an admin
-    # API known here: Tempo uses them as they are.
+    # API known here: proved from this host, then Tempo uses them as they
+    # are.
     printf '%s' "${cred[AWS_ACCESS_KEY_ID]}" >"$work/access_key"
     printf '%s' "${cred[AWS_SECRET_ACCESS_KEY]}" >"$work/secret_key"
-    how="the bound credentials"
+    how="the bound credentials ($bound)"
     ;;
 esac
 
 kubectl "${kc[@]}" -n "$ns" create secret generic tempo-s3 \
   --from-file=AWS_ACCESS_KEY_ID="$work/access_key" --from-file=AWS_SECRET_ACCESS_KEY="$work/secret_key" \
   --dry-run=client -o yaml | kubectl "${kc[@]}" apply -f -
+
+if [[ $admin_api != minio ]]; then
+  echo "$ns/tempo-s3" >"$CP_OUTPUT_DIR/tempo.s3_secret_ref"
+  echo "create-bucket-and-credentials: bucket $bucket ready at $endpoint for $how"
+  exit 0
+fi
 
 kubectl "${kc[@]}" -n "$ns" delete job tempo-create-bucket --ignore-not-found
 kubectl "${kc[@]}" apply -f - <<YAML

@@ -1,0 +1,111 @@
+package packs
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/intentops/terraform-provider-cp/internal/testhosts"
+)
+
+// boundS3 is a tempo create-bucket-and-credentials run against a bound
+// existing S3 provider: the real S3 server of the harness, reached with
+// the real aws CLI (behind a stub that logs its command line and runs
+// /usr/bin/aws).
+type boundS3 struct {
+	t *testing.T
+	s *testhosts.S3Server
+}
+
+func (b boundS3) host() *scriptHost {
+	h := newScriptHost(b.t)
+	h.stub("aws", `exec /usr/bin/aws "$@"`)
+	return h
+}
+
+func (b boundS3) env(h *scriptHost, endpoint, access, secret string, params map[string]string) map[string]string {
+	return h.artifactEnv(packEnv(b.t, "tempo", params), map[string]string{
+		"kubeconfig.admin":              "apiVersion: v1\n",
+		"object_storage.s3.endpoint":    endpoint + "\n",
+		"object_storage.s3.credentials": "AWS_ACCESS_KEY_ID=" + access + "\nAWS_SECRET_ACCESS_KEY=" + secret + "\n",
+	})
+}
+
+// TestCreateBucketAndCredentialsBoundS3: with a bound S3 provider the job
+// proves the keys from the host with the real aws client: it creates the
+// absent bucket, writes the evidence object and reads it back (s3cmd, an
+// independent client, reads it too), stores the keys as issued in
+// tempo-s3 and applies no bucket Job; a second run finds the bucket. The
+// keys are on no command line. Its bucket_created evidence holds only
+// with the right endpoint and keys. A wrong secret key, an unknown access
+// key and an unreachable endpoint fail the job with what to check, before
+// anything changes in the cluster.
+func TestCreateBucketAndCredentialsBoundS3(t *testing.T) {
+	const script, job = "tempo/scripts/create-bucket-and-credentials.sh", "tempo/jobs/create-bucket-and-credentials.yaml"
+	s := testhosts.RequireS3(t, testhosts.S3Options{})
+	b := boundS3{t: t, s: s}
+	params := map[string]string{"bucket": "bound-traces", "namespace": "tracing"}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	h := b.host()
+	env := b.env(h, s.Endpoint, s.AccessKey, s.SecretKey, params)
+	if ok, got := h.evidence(job, "bucket_created", env); ok {
+		t.Fatalf("got: bucket_created holds (%q) before the job ran want: it fails", got)
+	}
+	res := h.run(script, env)
+	succeeded(t, res)
+	if !strings.Contains(res.stdout, "bucket created, cp-evidence/tempo/tracing written and read back") {
+		t.Errorf("got: %q want: the bucket created and the object read back", res.stdout)
+	}
+	got, err := s.S3cmd(ctx, "get", "s3://bound-traces/cp-evidence/tempo/tracing", "-")
+	if err != nil || got != "tempo storage check: bucket bound-traces, namespace tracing\n" {
+		t.Fatalf("got: s3cmd reads %q (%v) want: the evidence object in the bucket", got, err)
+	}
+	calls := h.log(h.calls)
+	for _, want := range []string{"aws --endpoint-url " + s.Endpoint + " s3api head-bucket --bucket bound-traces",
+		"s3api create-bucket --bucket bound-traces", "s3api put-object --bucket bound-traces --key cp-evidence/tempo/tracing",
+		"create secret generic tempo-s3"} {
+		if !strings.Contains(calls, want) {
+			t.Errorf("got: calls\n%s\nwant: %q", calls, want)
+		}
+	}
+	if strings.Contains(calls, s.SecretKey) || strings.Contains(calls, s.AccessKey) {
+		t.Errorf("got: a key on a command line:\n%s", calls)
+	}
+	if applied := h.log(h.stdin); strings.Contains(applied, "tempo-create-bucket") {
+		t.Errorf("got: a bucket Job applied for a bound storage want: the bucket made from the host\n%s", applied)
+	}
+	if ok, got := h.evidence(job, "bucket_created", env); !ok {
+		t.Errorf("got: bucket_created fails (%q) after the job want: it holds", got)
+	}
+
+	// A second run finds the bucket.
+	h = b.host()
+	res = h.run(script, b.env(h, s.Endpoint, s.AccessKey, s.SecretKey, params))
+	succeeded(t, res)
+	if !strings.Contains(res.stdout, "bucket existed") {
+		t.Errorf("got: %q want: the bucket found", res.stdout)
+	}
+
+	wrong := []struct{ name, endpoint, access, secret, says string }{
+		{"wrong secret key", s.Endpoint, s.AccessKey, "wrong-secret-key-0123456789", "refused the bound credentials for bucket bound-traces"},
+		{"unknown access key", s.Endpoint, "CPUNKNOWNKEY01", s.SecretKey, "refused the bound credentials for bucket bound-traces"},
+		{"unreachable endpoint", "http://127.0.0.1:1", s.AccessKey, s.SecretKey, "cannot reach bucket bound-traces at http://127.0.0.1:1"},
+	}
+	for _, tc := range wrong {
+		t.Run(strings.ReplaceAll(tc.name, " ", "_"), func(t *testing.T) {
+			b := boundS3{t: t, s: s}
+			h := b.host()
+			env := b.env(h, tc.endpoint, tc.access, tc.secret, params)
+			if ok, got := h.evidence(job, "bucket_created", env); ok {
+				t.Errorf("got: bucket_created holds (%q) want: it fails", got)
+			}
+			refused(t, h, h.run(script, env), tc.says)
+			if calls := h.log(h.calls); strings.Contains(calls, "kubectl") {
+				t.Errorf("got: the cluster changed before the storage was proved:\n%s", calls)
+			}
+		})
+	}
+}
