@@ -64,11 +64,14 @@ func writeCompactHeader(sb *strings.Builder, p *protocol.Plan, st ViewState, dig
 	if len(hosts) > 0 {
 		fmt.Fprintf(sb, "  hosts (%d): %s\n", len(hosts), HostRanges(hosts))
 	}
-	jobs, gates, satisfied := 0, 0, 0
+	jobs, gates, satisfied, repair := 0, 0, 0, 0
 	for _, in := range p.Instances {
 		switch {
 		case in.IsGate():
 			gates++
+		case st.JobStatus(in.ID) == StatusRepair:
+			repair++
+			jobs++
 		case st.Satisfied[in.ID]:
 			satisfied++
 			jobs++
@@ -76,9 +79,13 @@ func writeCompactHeader(sb *strings.Builder, p *protocol.Plan, st ViewState, dig
 			jobs++
 		}
 	}
-	fmt.Fprintf(sb, "  %d %s, %d job %s (%d will run, %d satisfied), %d %s\n",
+	counts := fmt.Sprintf("%d will run, %d satisfied", jobs-satisfied-repair, satisfied)
+	if repair > 0 {
+		counts = fmt.Sprintf("%d repair, ", repair) + counts
+	}
+	fmt.Fprintf(sb, "  %d %s, %d job %s (%s), %d %s\n",
 		len(p.Stages), plural(len(p.Stages), "stage", "stages"), jobs, plural(jobs, "instance", "instances"),
-		jobs-satisfied, satisfied, gates, plural(gates, "gate", "gates"))
+		counts, gates, plural(gates, "gate", "gates"))
 	fmt.Fprintf(sb, "  per-instance DAG: %s (keyed by instance id in planned_instances and cp_plan)\n", ShortDigest(digest))
 }
 
@@ -299,7 +306,7 @@ func writeCompactGroup(sb *strings.Builder, g *compactGroup, st ViewState) {
 		if in.RunOn != "" && in.RunOn != in.Host {
 			runOn = append(runOn, in.RunOn)
 		}
-		if st.Satisfied[in.ID] {
+		if st.JobStatus(in.ID) == StatusSatisfied {
 			satisfied = append(satisfied, hostOrID(in))
 		}
 	}
@@ -327,6 +334,7 @@ func writeCompactGroup(sb *strings.Builder, g *compactGroup, st ViewState) {
 	if len(satisfied) > 0 {
 		fmt.Fprintf(sb, "      satisfied, apply skips (%d): %s\n", len(satisfied), HostRanges(satisfied))
 	}
+	writeRepairs(sb, g.insts, st)
 }
 
 // writeOrigins says why instances not from the template are in the plan:

@@ -73,10 +73,7 @@ func instanceStatus(in *protocol.JobInstance, st ViewState) string {
 		}
 		return StatusWaiting
 	}
-	if st.Satisfied[in.ID] {
-		return StatusSatisfied
-	}
-	return StatusWillRun
+	return st.JobStatus(in.ID)
 }
 
 // GroupKey is the job group of an instance: its id without the "[host]"
