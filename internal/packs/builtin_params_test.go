@@ -21,7 +21,7 @@ func TestBuiltinParamTypes(t *testing.T) {
 			"etcd_snapshot_keep": "integer", "etcd_snapshot": "string", "certificate_min_days": "integer",
 		},
 		"minio": {"namespace": "dns_label", "release_name": release, "chart_version": "semver", "region": "string", "storage_size": "quantity",
-			"storage_class": "dns_subdomain", "bucket": "dns_subdomain", "mc_image": "image"},
+			"storage_class": "dns_subdomain", "bucket": "dns_subdomain", "mc_image": "image", "encryption": "bool", "access_mode": "enum"},
 		"postgresql": {"namespace": "dns_label", "release_name": release, "database": "string", "username": "string",
 			"storage_size": "quantity", "postgres_image": "image", "mc_image": "image", "backup_bucket": "dns_subdomain", "backup_schedule": "cron"},
 		"tempo": {"namespace": "dns_label", "release_name": release, "chart_version": "semver", "bucket": "dns_subdomain", "retention": "duration",

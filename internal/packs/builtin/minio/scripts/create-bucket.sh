@@ -23,6 +23,8 @@ check region "${CP_PARAM_REGION:-}" '^[a-z0-9-]{1,32}$' "an S3 region such as us
 check mc_image "${CP_PARAM_MC_IMAGE:-}" "$image_re" \
   "an image reference such as minio/mc:RELEASE.2024-10-08T09-37-26Z"
 
+check encryption "${CP_PARAM_ENCRYPTION:-}" '^(true|false)$' "true or false"
+
 kc=(--kubeconfig "$CP_ARTIFACT_KUBECONFIG_ADMIN")
 ns=$CP_PARAM_NAMESPACE
 kubectl "${kc[@]}" -n "$ns" delete job minio-create-bucket --ignore-not-found
@@ -48,9 +50,12 @@ spec:
             - {name: MC_HOST_s3, value: "http://\$(ROOT_USER):\$(ROOT_PASSWORD)@$CP_PARAM_RELEASE_NAME.$ns.svc:9000"}
             - {name: BUCKET, value: "$CP_PARAM_BUCKET"}
             - {name: REGION, value: "$CP_PARAM_REGION"}
+            - {name: ENCRYPTION, value: "$CP_PARAM_ENCRYPTION"}
           command: ["/bin/sh", "-c"]
           args:
-            - mc mb --ignore-existing --region "\$REGION" "s3/\$BUCKET"
+            - >-
+              mc mb --ignore-existing --region "\$REGION" "s3/\$BUCKET" &&
+              if [ "\$ENCRYPTION" = true ]; then mc encrypt set sse-s3 "s3/\$BUCKET"; else mc encrypt clear "s3/\$BUCKET" || true; fi
 YAML
 kubectl "${kc[@]}" -n "$ns" wait --for=condition=complete job/minio-create-bucket --timeout=5m
 echo "create-bucket: bucket $CP_PARAM_BUCKET ready"

@@ -27,6 +27,7 @@ check chart_version "${CP_PARAM_CHART_VERSION:-}" '^v?[0-9]{1,9}\.[0-9]{1,9}\.[0
 check region "${CP_PARAM_REGION:-}" '^[a-z0-9-]{1,32}$' "an S3 region such as us-east-1"
 check storage_size "${CP_PARAM_STORAGE_SIZE:-}" '^[0-9]{1,12}(\.[0-9]{1,6})?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$' \
   "a Kubernetes quantity such as 10Gi"
+check encryption "${CP_PARAM_ENCRYPTION:-}" '^(true|false)$' "true or false"
 storage_class=${CP_PARAM_STORAGE_CLASS:-}
 [[ -z "$storage_class" ]] || check storage_class "$storage_class" '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' "a StorageClass name such as longhorn"
 
@@ -50,10 +51,12 @@ if ! kubectl "${kc[@]}" -n "$ns" get secret minio-root -o name >/dev/null 2>&1; 
   printf 'rootUser=cp-%s\nrootPassword=%s\n' "$(rand 6)" "$(rand 24)" >"$work/root.env"
   kubectl "${kc[@]}" -n "$ns" create secret generic minio-root --from-env-file="$work/root.env"
 fi
-if ! kubectl "${kc[@]}" -n "$ns" get secret minio-kms -o name >/dev/null 2>&1; then
+# Encryption: MinIO's single KMS key (MINIO_KMS_SECRET_KEY, name:base64
+# of 32 random bytes) lives only in the minio-kms Secret, which the chart
+# sources as extraSecret; create-bucket sets SSE-S3 on the bucket.
+if [[ "$CP_PARAM_ENCRYPTION" == true ]] && ! kubectl "${kc[@]}" -n "$ns" get secret minio-kms -o name >/dev/null 2>&1; then
   {
     echo "export MINIO_KMS_SECRET_KEY=minio-kms:$(head -c 32 /dev/urandom | base64)"
-    echo "export MINIO_KMS_AUTO_ENCRYPTION=on"
   } >"$work/config.env"
   kubectl "${kc[@]}" -n "$ns" create secret generic minio-kms --from-file=config.env="$work/config.env"
 fi
@@ -63,11 +66,11 @@ mode: standalone
 replicas: 1
 fullnameOverride: "$release"
 existingSecret: minio-root
-extraSecret: minio-kms
 persistence:
   size: "$CP_PARAM_STORAGE_SIZE"
 YAML
 [[ -z "$storage_class" ]] || printf '  storageClass: "%s"\n' "$storage_class" >>"$work/values.yaml"
+[[ "$CP_PARAM_ENCRYPTION" != true ]] || echo 'extraSecret: minio-kms' >>"$work/values.yaml"
 cat >>"$work/values.yaml" <<YAML
 resources:
   requests:

@@ -23,6 +23,8 @@ check bucket "${CP_PARAM_BUCKET:-}" '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$' "an S3 
 check mc_image "${CP_PARAM_MC_IMAGE:-}" "$image_re" \
   "an image reference such as minio/mc:RELEASE.2024-10-08T09-37-26Z"
 
+check encryption "${CP_PARAM_ENCRYPTION:-}" '^(true|false)$' "true or false"
+
 kc=(--kubeconfig "$CP_ARTIFACT_KUBECONFIG_ADMIN")
 ns=$CP_PARAM_NAMESPACE
 kubectl "${kc[@]}" -n "$ns" delete job minio-verify --ignore-not-found
@@ -47,13 +49,20 @@ spec:
               valueFrom: {secretKeyRef: {name: minio-root, key: rootPassword}}
             - {name: MC_HOST_s3, value: "http://\$(ROOT_USER):\$(ROOT_PASSWORD)@$CP_PARAM_RELEASE_NAME.$ns.svc:9000"}
             - {name: BUCKET, value: "$CP_PARAM_BUCKET"}
+            - {name: ENCRYPTION, value: "$CP_PARAM_ENCRYPTION"}
           command: ["/bin/sh", "-c"]
+          # Logs bucket-encryption (the algorithm mc encrypt info --json
+          # reads from the bucket's configuration, none without one) and
+          # bucket-region (the bucket's location), which the evidence reads.
           args:
             - >-
+              algo=\$(mc encrypt info --json "s3/\$BUCKET" | sed -n 's/.*"algorithm": *"\([^"]*\)".*/\1/p') &&
+              echo "bucket-encryption: \${algo:-none}" &&
+              echo "bucket-region: \$(mc stat "s3/\$BUCKET" | sed -n 's/^ *Location *: *//p')" &&
               echo cp-verify | mc pipe "s3/\$BUCKET/.cp-verify" &&
               [ "\$(mc cat "s3/\$BUCKET/.cp-verify")" = cp-verify ] &&
-              mc stat "s3/\$BUCKET/.cp-verify" | grep -qi encrypt &&
+              if [ "\$ENCRYPTION" = true ]; then mc stat "s3/\$BUCKET/.cp-verify" | grep -qi encrypt; fi &&
               mc rm "s3/\$BUCKET/.cp-verify"
 YAML
 kubectl "${kc[@]}" -n "$ns" wait --for=condition=complete job/minio-verify --timeout=5m
-echo "verify-minio: object written, read and found encrypted in $CP_PARAM_BUCKET"
+echo "verify-minio: object written and read in $CP_PARAM_BUCKET (encryption $CP_PARAM_ENCRYPTION)"
