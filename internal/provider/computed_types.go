@@ -69,6 +69,7 @@ func planAttrs(attrs map[string]schema.Attribute, summary string) {
 		"with the `approvals` entry to paste), then each stage's jobs once with their hosts as ranges and a count, why a job " +
 		"not from the template is there, and the instances apply skips. Several operations follow one another.")
 	attrs["planned_instances"] = plannedInstancesAttr()
+	attrs["pause_after_stage"] = pauseAfterStageAttr()
 	attrs["plan_digest"] = rStr("SHA-256 digest of the per-instance DAG (`planned_instances` without status), which `plan` " +
 		"names in its header; with several operations, `ACTION=DIGEST` for each, comma-separated.")
 }

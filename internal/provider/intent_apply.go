@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/intentops/terraform-provider-cp/internal/engine"
+	"github.com/intentops/terraform-provider-cp/internal/intent"
 	"github.com/intentops/terraform-provider-cp/internal/operation"
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 	"github.com/intentops/terraform-provider-cp/internal/transport"
@@ -32,10 +33,26 @@ type runInputs struct {
 	// Secrets are artifacts given with their value, e.g. the credentials
 	// of a bound object storage from write-only arguments.
 	Secrets []engine.InputArtifact
+	// Repair names the instances run again although their markers
+	// stand (a refresh found their evidence failing, or they follow one
+	// that did), with why: engine.RunInput.Repair.
+	Repair map[string]string
+	// Changes are the changes the operations were composed from (their
+	// ids), kept so a Paused operation is resumed by the same change.
+	Changes []intent.Change
+	// PauseAfterStage is pause_after_stage: the stage after which the
+	// operation whose plan has it stops, Paused.
+	PauseAfterStage string
+	// Prev is the last operation's record from private state, continued
+	// by the run of the same operation; Values the artifact values kept
+	// there that are still valid, given to the run instead of being read
+	// from their hosts.
+	Prev   *operation.Kept
+	Values map[string]operation.KeptValue
 }
 
 func (in runInputs) engineInput(opID string, actor string, roles []string) engine.RunInput {
-	ri := engine.RunInput{OperationID: opID}
+	ri := engine.RunInput{OperationID: opID, Repair: in.Repair}
 	for _, a := range in.Approvals {
 		ri.Decisions = append(ri.Decisions, protocol.Decision{Gate: strOr(a.Gate, ""), Option: strOr(a.Option, ""), Actor: actor, Roles: roles})
 	}
@@ -48,6 +65,7 @@ func (in runInputs) engineInput(opID string, actor string, roles []string) engin
 	for _, a := range in.Artifacts {
 		ri.Artifacts = append(ri.Artifacts, engine.InputArtifact{Artifact: a})
 	}
+	keptSecretInputs(ri.Artifacts, in.Values)
 	ri.Artifacts = append(ri.Artifacts, in.Secrets...)
 	return ri
 }
@@ -75,7 +93,15 @@ func runOps(ctx context.Context, data *providerData, ops []intentOp, in runInput
 	for _, op := range ops {
 		run := in
 		run.Artifacts = artifacts
-		res, err := runner.Run(ctx, op.Composed.Plan, op.Hosts, run.engineInput(op.ID, data.Actor, data.Roles))
+		ri := run.engineInput(op.ID, data.Actor, data.Roles)
+		ri.StopAfterStage = stopAfter(op, in.PauseAfterStage)
+		prev, err := runPrevious(op, in, data.Actor)
+		if err != nil {
+			diags.AddError(fmt.Sprintf("Cannot continue %s", op.Composed.Plan.Display()), err.Error())
+			return out
+		}
+		ri.Previous = prev
+		res, err := runner.Run(ctx, op.Composed.Plan, op.Hosts, ri)
 		if err != nil {
 			if reportTimedOutBefore(ctx, op.Composed.Plan.Display(), err, redactor, diags) {
 				return out
@@ -110,6 +136,9 @@ func reportOutcome(ctx context.Context, data *providerData, op intentOp, res *en
 	case protocol.StatusCancelled:
 		reportCancelled(op, res, diags)
 		return false
+	case protocol.StatusPaused:
+		reportPaused(op, res, diags)
+		return false
 	case protocol.StatusWaitingForApproval, protocol.StatusWaitingForInput:
 		var b strings.Builder
 		for _, w := range res.Waiting {
@@ -130,6 +159,33 @@ func reportOutcome(ctx context.Context, data *providerData, op intentOp, res *en
 		diags.AddError(fmt.Sprintf("%s failed (%s)", op.Composed.Plan.Display(), res.Operation.Status), redactor.String(detail))
 		return false
 	}
+}
+
+// reportPaused says where the operation stopped and how to resume it. It
+// is a warning: the resource is saved with the operation Paused.
+func reportPaused(op intentOp, res *engine.Result, diags *diag.Diagnostics) {
+	var done, held []string
+	for _, in := range res.Instances {
+		switch in.Status {
+		case engine.StatusDone, engine.StatusSatisfied, engine.StatusFixed:
+			done = append(done, in.ID)
+		case engine.StatusPending:
+			held = append(held, in.ID)
+		}
+	}
+	slices.Sort(done)
+	slices.Sort(held)
+	detail := ""
+	if n := len(res.Operation.Timeline); n > 0 {
+		detail = res.Operation.Timeline[n-1].Detail
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Operation %s is Paused: %s.\n", res.Operation.ID, detail)
+	fmt.Fprintf(&b, "  finished: %s\n", orNoneList(firstN(done, 12)))
+	fmt.Fprintf(&b, "  not started: %s\n", orNoneList(firstN(held, 12)))
+	b.WriteString("\nTo resume, remove pause_after_stage (or name a later stage) and apply again: the next plan shows the stages it runs, " +
+		"and the finished jobs are not run again. Other operations of this change run after it completes.")
+	diags.AddWarning(fmt.Sprintf("%s paused", op.Composed.Plan.Display()), b.String())
 }
 
 // reportCancelled says at which gate, by which option and actor, an

@@ -17,6 +17,8 @@ type computed struct {
 	Operation                     *types.Object
 	Artifacts, Evidence, Caps     *types.List
 	Handle                        *types.String
+	// Pause is the pause_after_stage argument (intent_private.go).
+	Pause *types.String
 }
 
 // planned shows the operations' summary and marks what apply computes;
@@ -97,9 +99,10 @@ type IntentComputed struct {
 	Evidence         types.List   `tfsdk:"evidence"`
 	Capabilities     types.List   `tfsdk:"capabilities"`
 	Handle           types.String `tfsdk:"handle"`
+	PauseAfterStage  types.String `tfsdk:"pause_after_stage"`
 }
 
 func (m *IntentComputed) computed() computed {
 	return computed{PlanSummary: &m.PlanSummary, Plan: &m.Plan, PlanDigest: &m.PlanDigest, PlannedInstances: &m.PlannedInstances, Operation: &m.Operation,
-		Artifacts: &m.Artifacts, Evidence: &m.Evidence, Caps: &m.Capabilities, Handle: &m.Handle}
+		Artifacts: &m.Artifacts, Evidence: &m.Evidence, Caps: &m.Capabilities, Handle: &m.Handle, Pause: &m.PauseAfterStage}
 }

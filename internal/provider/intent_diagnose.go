@@ -3,11 +3,13 @@ package provider
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/intentops/terraform-provider-cp/internal/diagnose"
 	"github.com/intentops/terraform-provider-cp/internal/engine"
+	"github.com/intentops/terraform-provider-cp/internal/operation"
 	"github.com/intentops/terraform-provider-cp/internal/planner"
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 	"github.com/intentops/terraform-provider-cp/internal/transport"
@@ -15,9 +17,21 @@ import (
 
 // diagnoseFailures explains each failed job and proposes a reviewed plan
 // patch as HCL to paste into the resource. Analyzer problems become
-// warnings in the text; they never hide the failure.
+// warnings in the text; they never hide the failure. The operation
+// records the diagnosis: Diagnosing, then PlanPatchReview with the first
+// proposed patch, or Failed again when none is proposed.
 func diagnoseFailures(ctx context.Context, data *providerData, op intentOp, res *engine.Result, redactor *transport.Redactor) string {
 	var b strings.Builder
+	var failed []string
+	var proposals []operation.Proposal
+	defer func() {
+		if len(failed) == 0 || res.Operation.Status != protocol.StatusFailed {
+			return
+		}
+		if err := operation.Diagnosed(&res.Operation, failed, proposals, time.Now()); err != nil {
+			tflog.Warn(ctx, "cannot record the diagnosis", map[string]any{"error": err.Error()})
+		}
+	}()
 	for _, in := range res.Instances {
 		if in.Status != engine.StatusFailed {
 			continue
@@ -35,6 +49,10 @@ func diagnoseFailures(ctx context.Context, data *providerData, op intentOp, res 
 			Redactor:  redactor,
 			Warn:      func(w string) { tflog.Warn(ctx, "diagnosis", map[string]any{"warning": w}) },
 		})
+		failed = append(failed, in.ID)
+		if result.Patch != nil {
+			proposals = append(proposals, operation.Proposal{Patch: result.Patch.ID, Author: result.Patch.Author, Job: in.ID})
+		}
 		b.WriteString("\n\n--- Diagnosis of " + in.ID + " ---\n")
 		b.WriteString(diagnose.Explain(result))
 	}

@@ -165,16 +165,20 @@ func modifyIntentPlan[M any](ctx context.Context, b *intentBase, h intentHooks[M
 		return
 	}
 	changes := h.changes(plan, prior, prior != nil && sameIntentOf(h, req.Plan.Raw, req.State.Raw))
+	kept := readPrivate(ctx, req.Private, &resp.Diagnostics)
+	changes = resumeChanges(kept, changes)
 	if len(changes) == 0 && prior != nil {
 		h.kept(ctx, plan, prior, false, &resp.Diagnostics)
 		clearHookWriteOnly(h, plan)
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 		return
 	}
-	_, ops := planIntent(b, h, plan, prior, changes, &resp.Diagnostics)
+	ip, ops := planIntent(b, h, plan, prior, changes, &resp.Diagnostics)
+	prepareRun(&ip, h.computed(plan), changes, ops, kept, b.now(), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	showResume(kept, ops, ip.inputs.PauseAfterStage, &resp.Diagnostics)
 	for _, op := range ops {
 		checkAccessFiles(op.Hosts, &resp.Diagnostics)
 	}
@@ -205,6 +209,9 @@ func createIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], r
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if prepareRun(&ip, h.computed(plan), h.changes(plan, nil, false), ops, keptPrivate{}, b.now(), &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
 	results := runOps(ctx, b.data, ops, ip.inputs, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
@@ -212,6 +219,7 @@ func createIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], r
 	h.recorded(ctx, plan, nil, results, &resp.Diagnostics)
 	clearHookWriteOnly(h, plan)
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+	keepPrivate(ctx, resp.Private, keptPrivate{}, ip, results, b.now(), &resp.Diagnostics)
 	afterApply(ctx, h, plan, ip, resp.State, resp.Identity, &resp.Diagnostics)
 }
 
@@ -229,6 +237,8 @@ func updateIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], r
 	ctx, cancel := withTimeout(ctx, "update", h.timeouts(plan).Update, defaultCreateTimeout, &resp.Diagnostics)
 	defer cancel()
 	changes := h.changes(plan, prior, sameIntentOf(h, req.Plan.Raw, req.State.Raw))
+	kept := readPrivate(ctx, req.Private, &resp.Diagnostics)
+	changes = resumeChanges(kept, changes)
 	if len(changes) == 0 {
 		h.kept(ctx, plan, prior, true, &resp.Diagnostics)
 		clearHookWriteOnly(h, plan)
@@ -240,9 +250,13 @@ func updateIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], r
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if prepareRun(&ip, h.computed(plan), changes, ops, kept, b.now(), &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
 	var runDiags diag.Diagnostics
 	results := runOps(ctx, b.data, ops, ip.inputs, &runDiags)
 	resp.Diagnostics.Append(runDiags...)
+	keepPrivate(ctx, resp.Private, kept, ip, results, b.now(), &resp.Diagnostics)
 	if runDiags.HasError() {
 		h.failed(ctx, prior, results, &resp.Diagnostics)
 		resp.Diagnostics.Append(resp.State.Set(ctx, prior)...)

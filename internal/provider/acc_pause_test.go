@@ -1,0 +1,136 @@
+package provider
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/intentops/terraform-provider-cp/internal/protocol"
+	"github.com/intentops/terraform-provider-cp/internal/testhosts"
+)
+
+// timelineOf reads the statuses of operation.timeline in order from a
+// resource's state ("<time> <event> <Status>[: detail]" lines).
+func timelineOf(s *terraform.State, addr string) ([]string, error) {
+	rs, ok := s.RootModule().Resources[addr]
+	if !ok {
+		return nil, fmt.Errorf("%s is not in state", addr)
+	}
+	at := rs.Primary.Attributes
+	n, err := strconv.Atoi(at["operation.timeline.#"])
+	if err != nil {
+		return nil, fmt.Errorf("%s has no operation.timeline: %w", addr, err)
+	}
+	known := map[string]bool{}
+	for _, st := range protocol.Statuses {
+		known[string(st)] = true
+	}
+	var out []string
+	for i := range n {
+		// time, event, status[:]: the time holds colons, so split fields.
+		f := strings.Fields(at[fmt.Sprintf("operation.timeline.%d", i)])
+		if len(f) >= 3 && known[strings.TrimSuffix(f[2], ":")] {
+			out = append(out, f[1]+" "+strings.TrimSuffix(f[2], ":"))
+		}
+	}
+	return out, nil
+}
+
+// wantTimeline checks that the timeline's "event Status" entries are
+// exactly want.
+func wantTimeline(addr string, want ...string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		got, err := timelineOf(s, addr)
+		if err != nil {
+			return err
+		}
+		if strings.Join(got, " > ") != strings.Join(want, " > ") {
+			return fmt.Errorf("timeline got: %s\nwant: %s", strings.Join(got, " > "), strings.Join(want, " > "))
+		}
+		return nil
+	}
+}
+
+// hostFile checks whether a file exists on a test host (its upper layer).
+func hostFile(c *testhosts.Cluster, host, path string, want bool) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		h, err := c.Host(host)
+		if err != nil {
+			return err
+		}
+		_, err = os.Stat(filepath.Join(h.Upper, path))
+		if got := err == nil; got != want {
+			return fmt.Errorf("%s on %s exists: %v, want %v", path, host, got, want)
+		}
+		return nil
+	}
+}
+
+// A create with pause_after_stage = "install-runtime" stops after that
+// stage: the resource is saved with its operation Paused (a warning, not
+// an error), kubeadm init never ran on master-1 (no admin.conf) and the
+// next plan shows the resume. A stage the plan does not have is refused at
+// plan on pause_after_stage. With the argument removed, apply resumes the
+// same operation (Paused > Running) to Completed, running the later
+// stages only: the earlier ones are satisfied from their markers.
+func TestAccPause_afterStageAndResume(t *testing.T) {
+	testAccPreCheck(t)
+	c := accHosts(t, "pause", "master-1", "worker-1")
+	prov := accProvider(c, "")
+	cluster := func(extra string) string {
+		return prov + `
+resource "cp_kubernetes_cluster" "k" {
+  name      = "pause"
+  storage   = "none"
+  approvals = [{ gate = "confirm-cluster-deletion", option = "delete cluster" }]
+  masters   = ` + nodesHCL(c, "master-1") + `
+  workers   = ` + nodesHCL(c, "worker-1") + `
+` + extra + `
+}
+`
+	}
+	const addr = "cp_kubernetes_cluster.k"
+	planned := []string{"created DraftIntent", "status PlanPreview", "status CapabilityResolution", "status Running"}
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:      cluster(`  pause_after_stage = "no-such-stage"`),
+				ExpectError: regexp.MustCompile(`(?s)Unknown stage.*"no-such-stage" is not a stage.*install-runtime`),
+			},
+			{
+				Config:             cluster(`  pause_after_stage = "install-runtime"`),
+				ExpectNonEmptyPlan: true, // the paused operation is to be resumed
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(addr, "operation.status", "Paused"),
+					wantTimeline(addr, append(planned, "status Paused")...),
+					// install-runtime ran, init-control-plane did not.
+					hostFile(c, "master-1", "etc/kubernetes/admin.conf", false),
+					hostFile(c, "worker-1", "etc/kubernetes/kubelet.conf", false),
+				),
+			},
+			{
+				Config: cluster(""),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(addr, "operation.status", "Completed"),
+					wantTimeline(addr, append(planned, "status Paused", "resumed Paused", "status Running", "status Completed")...),
+					resource.TestCheckResourceAttrWith(addr, "operation.jobs_satisfied", func(v string) error {
+						if n, _ := strconv.Atoi(v); n == 0 {
+							return fmt.Errorf("jobs_satisfied is 0: the stages before the pause ran again")
+						}
+						return nil
+					}),
+					hostFile(c, "master-1", "etc/kubernetes/admin.conf", true),
+				),
+			},
+		},
+	})
+}
