@@ -36,6 +36,10 @@ type Spec struct {
 	// actor (Decisions): a choice at a provider-selection or creation gate
 	// builds the plan for the chosen candidate or provider.
 	Choices []protocol.Decision
+	// Requirements are the consumer's constraints per required capability
+	// (CheckRequirements); Context is what policy rules match on.
+	Requirements map[string]map[string]string
+	Context      capability.Context
 }
 
 // Change is one operation a change of the intent needs.
@@ -55,6 +59,7 @@ type Change struct {
 type Planning struct {
 	Catalog planner.Catalog
 	Policy  capability.Policy
+	Rules   []capability.Rule
 	Now     time.Time
 }
 
@@ -79,6 +84,7 @@ func (s Spec) Request(env Planning, c Change) planner.Request {
 		PlanID: OpID(s.Name, c.Action, c.IDParts...), Catalog: env.Catalog, PackID: s.Pack, PackVersion: s.Version,
 		Environment: s.Environment, Policy: env.Policy, Now: env.Now, Candidates: s.Candidates, State: s.State,
 		Customization: s.Customization, Patches: s.Patches, Choices: slices.Clone(s.Choices),
+		Requirements: s.Requirements, Rules: env.Rules, Context: s.Context,
 		Intent: protocol.Intent{ID: s.Name, Action: c.Action, TargetResource: s.Name, TargetResourceType: s.ResourceType,
 			Parameters: params, Constraints: maps.Clone(s.Constraints), Hosts: hostsOf(hosts), Targets: c.Targets},
 	}
