@@ -24,7 +24,7 @@ func TestRequirementsShapeTheCreatedMinio(t *testing.T) {
 	base := Spec{Pack: "tempo", Name: "traces", Environment: "stage", ResourceType: "observability.tempo",
 		Hosts:  []operation.HostAccess{hostAccess("master-1", protocol.RoleMaster, nil)},
 		Params: map[string]string{"namespace": "tracing"},
-		State: planner.State{Artifacts: []protocol.Artifact{{ID: "kubeconfig.admin", Sensitivity: protocol.SensitivitySecret, Host: "master-1", Ref: "master-1:/etc/kubernetes/admin.conf"}}},
+		State:  planner.State{Artifacts: []protocol.Artifact{{ID: "kubeconfig.admin", Sensitivity: protocol.SensitivitySecret, Host: "master-1", Ref: "master-1:/etc/kubernetes/admin.conf"}}},
 		Candidates: []capability.Candidate{
 			{Name: "cp_kubernetes_cluster.k", Provider: "cp_kubernetes_cluster", Source: capability.SourceResource, Capability: protocol.Capability{Key: "kubernetes.cluster"}},
 			{Name: "cp_kubernetes_cluster.k", Provider: "kubernetes_secrets", Source: capability.SourceResource, Capability: protocol.Capability{Key: "secret.store"}},
