@@ -53,9 +53,13 @@ func emulatedPackages() map[string]pkgInfo {
 // installed from dpkg's real status. Only a state directory outside a
 // host (unit tests) emulates them, from the catalog above.
 var realDebian = map[string]bool{
-	"containerd":      true,
-	"runc":            true,
-	"wireguard-tools": true,
+	"containerd":               true,
+	"postgresql-15":            true,
+	"postgresql-client-15":     true,
+	"postgresql-common":        true,
+	"postgresql-client-common": true,
+	"runc":                     true,
+	"wireguard-tools":          true,
 }
 
 // dpkgInstalledReal returns the version of a package dpkg installed for

@@ -51,6 +51,9 @@ func (s *sim) unitKnown(hs *HostState, unit string) bool {
 // unitState is what systemctl is-active prints.
 func (s *sim) unitState(hs *HostState, unit string) string {
 	svc := hs.Services[unit]
+	if s.pgUnit(unit) {
+		return s.pgUnitState(svc, unit)
+	}
 	if unit == "containerd.service" && s.realContainerd() {
 		// The real daemon: active while its process runs.
 		switch {
@@ -218,6 +221,9 @@ func (s *sim) systemctlChange(p flags) int {
 					if u == "containerd.service" && s.realContainerd() {
 						s.stopContainerd()
 					}
+					if s.pgUnit(u) {
+						s.pgStop(u)
+					}
 				}
 			}
 			if start {
@@ -236,6 +242,10 @@ func (s *sim) systemctlChange(p flags) int {
 
 // startCheck returns why a unit fails to start ("" if it starts).
 func (s *sim) startCheck(unit string) string {
+	if s.pgUnit(unit) {
+		s.pgStart(unit)
+		return ""
+	}
 	if unit == "containerd.service" && s.realContainerd() {
 		if msg := s.spawnContainerd(); msg != "" {
 			return msg

@@ -43,7 +43,7 @@ cluster_port() {
 pgsql() { # PORT DB ARGS...
   local port=$1 db=$2
   shift 2
-  runuser -u postgres -- psql -X -q -At -v ON_ERROR_STOP=1 -h /var/run/postgresql -p "$port" -d "$db" "$@"
+  PGOPTIONS="-c client_min_messages=warning" runuser -u postgres -- psql -X -q -At -v ON_ERROR_STOP=1 -h /var/run/postgresql -p "$port" -d "$db" "$@"
 }
 
 # major prints the major version in a "(PostgreSQL) 15.18" version line.
@@ -163,7 +163,7 @@ esac
 
 # The job: install the program and its schedule, back up now, check.
 version=${CP_PARAM_POSTGRESQL_VERSION:?}
-cluster=${CP_PARAM_CLUSTER_NAME:?}
+cluster=${CP_PARAM_POSTGRESQL_CLUSTER:?}
 database=${CP_PARAM_DATABASE:?}
 keep=${CP_PARAM_BACKUP_KEEP:?}
 schedule=${CP_PARAM_BACKUP_SCHEDULE:?}

@@ -13,14 +13,14 @@ die() {
 }
 
 version=${CP_PARAM_POSTGRESQL_VERSION:?}
-cluster=${CP_PARAM_CLUSTER_NAME:?}
+cluster=${CP_PARAM_POSTGRESQL_CLUSTER:?}
 port=${CP_PARAM_PORT:?}
 repo=${CP_PARAM_APT_REPOSITORY:-distribution}
 listen=${CP_PARAM_LISTEN_ADDRESS:-${CP_HOST_ADDRESS:?}}
 
 # The values were checked at plan; check again what lands in paths and files.
 [[ $version =~ ^[0-9]{2}$ ]] || die "postgresql_version $version is not a major version such as 15"
-[[ $cluster =~ ^[a-z][a-z0-9_]{0,30}$ ]] || die "cluster_name $cluster is not a lower-case name"
+[[ $cluster =~ ^[a-z][a-z0-9_]{0,30}$ ]] || die "postgresql_cluster $cluster is not a lower-case name"
 [[ $port =~ ^[0-9]{4,5}$ ]] || die "port $port is not a TCP port"
 [[ $listen =~ ^[A-Za-z0-9.:-]+$ ]] || die "the host's address $listen cannot be a listen address; set listen_address"
 
