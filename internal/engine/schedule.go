@@ -53,6 +53,11 @@ type scheduler struct {
 	failed     bool
 	stopReason string
 	cancelled  bool // a gate's cancel option was chosen
+	// jobFailed counts the failed instances of each serial job;
+	// jobStopped holds, for a serial job past its controls.max_failures,
+	// why its instances not started yet are not run (rolling.go).
+	jobFailed  map[string][]string
+	jobStopped map[string]string
 }
 
 func (r *run) schedule(ctx context.Context) {
@@ -62,6 +67,8 @@ func (r *run) schedule(ctx context.Context) {
 		hostFree:   make([]int, len(r.hosts)),
 		jobQ:       map[string]*intHeap{},
 		jobRunning: map[string]int{},
+		jobFailed:  map[string][]string{},
+		jobStopped: map[string]string{},
 		done:       make(chan int, len(r.states)),
 	}
 	for i := range s.hostFree {
@@ -156,6 +163,10 @@ func (s *scheduler) dispatch() {
 		}
 		st := s.r.states[i]
 		job := st.in.JobID
+		if reason := s.jobStopped[job]; reason != "" {
+			s.notRun(st, reason)
+			continue
+		}
 		if serial := st.in.Job.Controls.Serial; serial > 0 && s.jobRunning[job] >= serial {
 			jq := s.jobQ[job]
 			if jq == nil {
@@ -183,7 +194,8 @@ func (s *scheduler) finish(i int) {
 	s.hostFree[st.hostIdx]++
 	job := st.in.JobID
 	s.jobRunning[job]--
-	if jq := s.jobQ[job]; jq != nil && jq.Len() > 0 {
+	s.countRollingFailure(st)
+	if jq := s.jobQ[job]; jq != nil && jq.Len() > 0 && s.jobStopped[job] == "" {
 		j := heap.Pop(jq).(int)
 		h := s.r.states[j].hostIdx
 		heap.Push(&s.hostQ[h], j)

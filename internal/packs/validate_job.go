@@ -193,6 +193,12 @@ func (l *loaded) validateControls(jf *jobFile, jobs map[string]*jobFile) {
 	if c.Serial < 0 {
 		add("controls.serial", "serial %d is negative; use 0 for no limit or 1 for one host at a time", c.Serial)
 	}
+	switch {
+	case c.MaxFailures < 0:
+		add("controls.max_failures", "max_failures %d is negative; use 0 to stop the rolling at its first failed host", c.MaxFailures)
+	case c.MaxFailures > 0 && c.Serial <= 0:
+		add("controls.max_failures", "max_failures %d has no effect without controls.serial (only a serial job rolls over its hosts); set serial or remove max_failures", c.MaxFailures)
+	}
 	for _, p := range protocol.KeyParams(c.Idempotency.Key) {
 		if _, ok := j.Inputs.Parameters[p]; !ok && !protocol.BuiltinKeyParams[p] {
 			add("controls.idempotency.key", "idempotency key %q names parameter %q, which is not in inputs.parameters nor one of %s",

@@ -158,6 +158,12 @@ type Controls struct {
 	Become bool `yaml:"become,omitempty" json:"become,omitempty"`
 	// Serial limits how many instances of this job run at once (rolling work).
 	Serial int `yaml:"serial,omitempty" json:"serial,omitempty"`
+	// MaxFailures is how many instances of a serial job may fail while
+	// the rolling goes on: once more have failed, the job's instances not
+	// started yet are not started (skipped, reported as not run) and
+	// neither is what needs them. 0, the default, stops the rolling at
+	// its first failed host. Only with Serial.
+	MaxFailures int `yaml:"max_failures,omitempty" json:"max_failures,omitempty"`
 	// RollingAfter names a job of the same expansion whose instance on the
 	// previous host (in intent order) this job's instance on a host waits
 	// for: a rolling window that spans several jobs, e.g. drain on the
