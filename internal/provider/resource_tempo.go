@@ -51,6 +51,7 @@ type tempoModel struct {
 	Interventions  []interventionModel   `tfsdk:"interventions"`
 	SSH            *resourceSSHModel     `tfsdk:"ssh"`
 	Timeouts       timeouts.Value        `tfsdk:"timeouts"`
+	IntentConstraints
 
 	// Computed.
 	IntentComputed
@@ -61,7 +62,7 @@ func (t *tempoModel) scenario() *scenarioModel {
 		ID: t.ID, Pack: types.StringValue("tempo"), Version: t.Version, Name: t.Name, Environment: t.Environment, ClusterHandle: t.ClusterHandle,
 		Parameters: t.Parameters, Candidates: t.Candidates, Customizations: t.Customizations, PlanPatches: t.PlanPatches,
 		Approvals: t.Approvals, Interventions: t.Interventions, SSH: t.SSH, Timeouts: t.Timeouts,
-		IntentComputed: t.IntentComputed,
+		IntentComputed: t.IntentComputed, IntentConstraints: t.IntentConstraints,
 	}
 	if t.ObjectStorage != nil {
 		os := *t.ObjectStorage
@@ -69,6 +70,15 @@ func (t *tempoModel) scenario() *scenarioModel {
 			os.Capability = types.StringValue("object_storage.s3")
 		}
 		s.Candidates = append([]boundCandidateModel{os}, s.Candidates...)
+		if b, ok := os.Attributes["bucket"]; ok {
+			if _, set := t.Parameters["bucket"]; !set {
+				s.Parameters = clone(t.Parameters)
+				if s.Parameters == nil {
+					s.Parameters = map[string]string{}
+				}
+				s.Parameters["bucket"] = b
+			}
+		}
 	}
 	return s
 }
@@ -102,7 +112,10 @@ func (r *TempoResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				"name":       schema.StringAttribute{MarkdownDescription: "Provider name.", Required: true},
 				"provider":   schema.StringAttribute{MarkdownDescription: "Provider kind, e.g. `aws_s3`.", Required: true},
 				"capability": rOptStr("Capability key; defaults to `object_storage.s3`."),
-				"attributes": rOptMap("Attributes: region, encryption, capacity_gb, endpoint (the S3 API URL, given to the jobs with the credentials)..."),
+				"attributes": rOptMap("Attributes the requirement's constraints are matched against (region, encryption, capacity_gb...), and where the storage is: " +
+					"`endpoint`, the S3 API URL the host's S3 client and Tempo use (the `object_storage.s3.endpoint` artifact), and `bucket`, the bucket " +
+					"Tempo keeps its traces in (sets the `bucket` parameter; created when absent). A bound provider needs its keys: " +
+					"`access_key_env` and `secret_key_env`, or `access_key_wo` and `secret_key_wo`."),
 			}),
 		},
 		"candidates":     resCandidatesAttr(),
@@ -115,6 +128,7 @@ func (r *TempoResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 		"timeouts":       timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 	}
 	intentComputedAttrs(attrs)
+	constraintAttrs(attrs)
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Installs Grafana Tempo on a cluster (seed scenario 3). Tempo requires `kubernetes.cluster`, `object_storage.s3` and `secret.store`; " +
 			"it provides `observability.tracing` with its endpoints. The plan shows how each requirement was resolved — bound, created as a " +

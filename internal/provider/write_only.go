@@ -3,7 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
-	"regexp"
+	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -12,24 +12,24 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/intentops/terraform-provider-cp/internal/engine"
+	"github.com/intentops/terraform-provider-cp/internal/intent"
 	"github.com/intentops/terraform-provider-cp/internal/paramtype"
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
 
-// Write-only object-storage credentials on a binding: cp_tempo's
-// object_storage and the candidates of cp_tempo and cp_scenario. The keys
-// are write-only (never in plan or state); credentials_wo_version is the
-// plain argument whose change makes the resource run again with them.
+// Object-storage credentials on a binding: cp_tempo's object_storage and
+// the candidates of cp_tempo and cp_scenario. The keys are given by
+// reference (access_key_env and secret_key_env name environment variables
+// of the process running OpenTofu/Terraform, read at plan and apply) or
+// write-only (never in plan or state; credentials_wo_version is the plain
+// argument whose change makes the resource run again with them).
 
 const (
-	s3Capability     = "object_storage.s3"
-	s3EndpointArt    = "object_storage.s3.endpoint"
-	s3CredentialsArt = "object_storage.s3.credentials"
+	s3Capability     = intent.S3Capability
+	s3EndpointArt    = intent.S3EndpointArt
+	s3BucketArt      = intent.S3BucketArt
+	s3CredentialsArt = intent.S3CredentialsArt
 )
-
-// s3Key is what the packs' scripts accept as an access or secret key
-// (create-bucket-and-credentials checks the same).
-var s3Key = regexp.MustCompile(`^[A-Za-z0-9+/=._~-]{3,128}$`)
 
 // boundCandidateModel is a capability provider an intent resource may
 // bind, with the credentials that come with an object_storage.s3 one.
@@ -41,6 +41,8 @@ type boundCandidateModel struct {
 	AccessKeyWO          types.String      `tfsdk:"access_key_wo"`
 	SecretKeyWO          types.String      `tfsdk:"secret_key_wo"`
 	CredentialsWOVersion types.Int64       `tfsdk:"credentials_wo_version"`
+	AccessKeyEnv         types.String      `tfsdk:"access_key_env"`
+	SecretKeyEnv         types.String      `tfsdk:"secret_key_env"`
 }
 
 // storageCredentialAttrs adds the credential arguments to a binding's
@@ -56,6 +58,17 @@ func storageCredentialAttrs(attrs map[string]schema.Attribute) map[string]schema
 	attrs["secret_key_wo"] = schema.StringAttribute{
 		MarkdownDescription: "Secret key going with `access_key_wo` (`AWS_SECRET_ACCESS_KEY=` line of the credentials artifact). Write-only, same form.",
 		Optional:            true, Sensitive: true, WriteOnly: true,
+	}
+	attrs["access_key_env"] = schema.StringAttribute{
+		MarkdownDescription: "Name of the environment variable, in the process running OpenTofu/Terraform, that holds the access key of an " +
+			"`object_storage.s3` provider; read at plan (checked: set, and 3 to 128 letters, digits or `+ / = . _ ~ -`, never shown) and again " +
+			"at apply, and handed to the jobs like `access_key_wo`. Only the name is in plan and state. With `secret_key_env`; not with the " +
+			"write-only keys.",
+		Optional: true,
+	}
+	attrs["secret_key_env"] = schema.StringAttribute{
+		MarkdownDescription: "Name of the environment variable holding the secret key going with `access_key_env`.",
+		Optional:            true,
 	}
 	attrs["credentials_wo_version"] = schema.Int64Attribute{
 		MarkdownDescription: "Version of the write-only keys. Terraform cannot see a change of a write-only value, so change this number " +
@@ -79,52 +92,26 @@ func candidateModels(in []boundCandidateModel) []candidateModel {
 	return out
 }
 
-func (c boundCandidateModel) hasCredentials() bool {
-	return known(c.AccessKeyWO) || known(c.SecretKeyWO)
+func (c boundCandidateModel) hasCredentials() bool { return c.binding(nil).HasKeys() }
+
+// binding is the candidate as an S3 binding at p.
+func (c boundCandidateModel) binding(p intent.Path) intent.S3Binding {
+	b := intent.S3Binding{
+		Path: p, Capability: strOr(c.Capability, ""), Endpoint: c.Attributes["endpoint"],
+		AccessKey: strOr(c.AccessKeyWO, ""), SecretKey: strOr(c.SecretKeyWO, ""),
+		KeysUnknown:  c.AccessKeyWO.IsUnknown() || c.SecretKeyWO.IsUnknown(),
+		AccessKeyEnv: strOr(c.AccessKeyEnv, ""), SecretKeyEnv: strOr(c.SecretKeyEnv, ""),
+		VersionSet: !c.CredentialsWOVersion.IsNull() && !c.CredentialsWOVersion.IsUnknown(),
+	}
+	b.Bucket, b.HasBucket = c.Attributes["bucket"]
+	return b
 }
 
-// checkStorageCredentials checks the credential arguments of the binding
-// at p: both keys or none, on an object_storage.s3 binding with an
-// endpoint, in the form the scripts accept. Values are never quoted.
+// checkStorageCredentials checks the credential arguments, endpoint and
+// bucket of the binding at p (intent.CheckS3Binding), reading named keys
+// from the provider's environment. Values are never quoted.
 func checkStorageCredentials(c boundCandidateModel, p path.Path, diags *diag.Diagnostics) {
-	if c.AccessKeyWO.IsUnknown() || c.SecretKeyWO.IsUnknown() {
-		return // an ephemeral value known only later is checked then
-	}
-	if !c.hasCredentials() {
-		if !c.CredentialsWOVersion.IsNull() && !c.CredentialsWOVersion.IsUnknown() {
-			addAttrError(diags, p.AtName("credentials_wo_version"), "Version without credentials",
-				"credentials_wo_version is set but access_key_wo and secret_key_wo are not; set both keys, or remove the version.")
-		}
-		return
-	}
-	for _, k := range []struct {
-		name, other string
-		v           types.String
-	}{{"access_key_wo", "secret_key_wo", c.AccessKeyWO}, {"secret_key_wo", "access_key_wo", c.SecretKeyWO}} {
-		switch {
-		case !known(k.v):
-			addAttrError(diags, p.AtName(k.name), "Incomplete credentials",
-				fmt.Sprintf("%s is set but %s is not; an S3 provider takes both keys.", k.other, k.name))
-		case !s3Key.MatchString(k.v.ValueString()):
-			addAttrError(diags, p.AtName(k.name), "Invalid S3 key",
-				fmt.Sprintf("the value (not shown, %d characters) is not an S3 key: use 3 to 128 letters, digits or + / = . _ ~ -.", len(k.v.ValueString())))
-		}
-	}
-	if capKey := strOr(c.Capability, s3Capability); capKey != s3Capability {
-		addAttrError(diags, p.AtName("access_key_wo"), "Credentials on a binding that is no S3 provider",
-			fmt.Sprintf("credentials come with %s only, and this binding provides %s; move them to the object storage binding.", s3Capability, paramtype.Quote(capKey)))
-		return
-	}
-	ep, ok := c.Attributes["endpoint"]
-	if !ok {
-		addAttrError(diags, p.AtName("attributes"), "Missing S3 endpoint",
-			"access_key_wo and secret_key_wo are set but attributes has no endpoint; add endpoint = \"https://s3.example.com\", the S3 API the keys are for.")
-		return
-	}
-	if err := paramtype.Check(protocol.ParamSpec{Type: paramtype.URL}, ep); err != nil {
-		addAttrError(diags, p.AtName("attributes").AtMapKey("endpoint"), "Invalid S3 endpoint",
-			fmt.Sprintf("%v; give the S3 API's http(s) URL, e.g. \"https://s3.eu-west-1.amazonaws.com\".", err))
-	}
+	addProblems(diags, intent.CheckS3Binding(c.binding(fromPath(p)), os.LookupEnv))
 }
 
 // checkOneCredentialed refuses credentials on more than one binding: one
@@ -145,20 +132,25 @@ func checkOneCredentialed(cands []boundCandidateModel, pathOf func(int) path.Pat
 }
 
 // storageInputs are the artifacts the credentialed binding brings: the
-// endpoint (internal) and the credentials (secret). state lists them for
-// the planner without the secret's value; secrets carry it to the engine,
+// endpoint and bucket (internal) and the credentials (secret), its keys
+// written or read from the environment (env). state lists them for the
+// planner without the secret's value; secrets carry it to the engine,
 // which registers it with the redactor and writes it only into the job's
 // private input directory.
-func storageInputs(cands []boundCandidateModel) (state []protocol.Artifact, secrets []engine.InputArtifact) {
+func storageInputs(cands []boundCandidateModel, env intent.Env) (state []protocol.Artifact, secrets []engine.InputArtifact) {
 	for _, c := range cands {
-		if !known(c.AccessKeyWO) || !known(c.SecretKeyWO) {
+		b := c.binding(nil)
+		access, secret, ok := b.Keys(env)
+		if !ok {
 			continue
 		}
-		creds := "AWS_ACCESS_KEY_ID=" + c.AccessKeyWO.ValueString() + "\nAWS_SECRET_ACCESS_KEY=" + c.SecretKeyWO.ValueString() + "\n"
-		ep := protocol.Artifact{ID: s3EndpointArt, Type: "url", Sensitivity: protocol.SensitivityInternal, Value: c.Attributes["endpoint"]}
-		cred := protocol.Artifact{ID: s3CredentialsArt, Type: "credentials", Sensitivity: protocol.SensitivitySecret}
+		ep, bucket, cred, value := intent.S3Inputs(b, access, secret)
 		state = append(state, ep, cred)
-		secrets = append(secrets, engine.InputArtifact{Artifact: ep}, engine.InputArtifact{Artifact: cred, SecretValue: creds})
+		secrets = append(secrets, engine.InputArtifact{Artifact: ep}, engine.InputArtifact{Artifact: cred, SecretValue: value})
+		if bucket.ID != "" {
+			state = append(state, bucket)
+			secrets = append(secrets, engine.InputArtifact{Artifact: bucket})
+		}
 		return state, secrets
 	}
 	return nil, nil
@@ -167,7 +159,7 @@ func storageInputs(cands []boundCandidateModel) (state []protocol.Artifact, secr
 // addStorageCredentials gives the plan the credentialed binding's
 // artifacts.
 func (ip *intentPlan) addStorageCredentials(cands []boundCandidateModel) {
-	state, secrets := storageInputs(cands)
+	state, secrets := storageInputs(cands, os.LookupEnv)
 	ip.spec.State.Artifacts = append(ip.spec.State.Artifacts, state...)
 	ip.inputs.Secrets = append(ip.inputs.Secrets, secrets...)
 }
@@ -239,13 +231,23 @@ func (t *tempoModel) bindingPath() func(int) path.Path {
 	}
 }
 
-// checkCredentials checks cp_tempo's credential arguments.
+// checkCredentials checks cp_tempo's credential arguments, and that
+// object_storage's bucket and the bucket parameter, both set, agree.
 func (t *tempoModel) checkCredentials(diags *diag.Diagnostics) {
 	all := t.scenario().Candidates
 	for i, c := range all {
 		checkStorageCredentials(c, t.bindingPath()(i), diags)
 	}
 	checkOneCredentialed(all, t.bindingPath(), diags)
+	if t.ObjectStorage == nil {
+		return
+	}
+	b, bound := t.ObjectStorage.Attributes["bucket"]
+	if p, set := t.Parameters["bucket"]; bound && set && p != b {
+		addAttrError(diags, path.Root("object_storage").AtName("attributes").AtMapKey("bucket"), "Two buckets",
+			fmt.Sprintf("object_storage names bucket %s and parameters.bucket %s; Tempo keeps its traces in one bucket, so remove parameters.bucket (object_storage's bucket sets it).",
+				paramtype.Quote(b), paramtype.Quote(p)))
+	}
 }
 
 // readWriteOnly fills cp_scenario's candidates with their write-only keys
@@ -291,4 +293,25 @@ func tempoStorageAttrs(attrs map[string]schema.Attribute) map[string]schema.Attr
 		"delete `tempo-s3` in Tempo's namespace before bumping the version to have the new keys written."
 	attrs["credentials_wo_version"] = v
 	return attrs
+}
+
+// fromPath is toPath's inverse for the attribute, list-index and map-key
+// steps binding paths are made of.
+func fromPath(p path.Path) intent.Path {
+	var out intent.Path
+	for _, s := range p.Steps() {
+		switch st := s.(type) {
+		case path.PathStepAttributeName:
+			if out == nil {
+				out = intent.Root(string(st))
+			} else {
+				out = out.Attr(string(st))
+			}
+		case path.PathStepElementKeyInt:
+			out = out.Index(int(st))
+		case path.PathStepElementKeyString:
+			out = out.Key(string(st))
+		}
+	}
+	return out
 }

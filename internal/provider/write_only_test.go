@@ -4,6 +4,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/pem"
+	"os"
 	"strings"
 	"testing"
 
@@ -188,7 +189,7 @@ func TestStorageCredentialChecks(t *testing.T) {
 // the planner sees the secret without its value, the engine gets the
 // value. A binding without keys brings nothing.
 func TestStorageInputs(t *testing.T) {
-	state, secrets := storageInputs([]boundCandidateModel{s3Binding("", ""), s3Binding("AKIAGOOD01", "good-secret")})
+	state, secrets := storageInputs([]boundCandidateModel{s3Binding("", ""), s3Binding("AKIAGOOD01", "good-secret")}, os.LookupEnv)
 	if len(state) != 2 || state[0].ID != s3EndpointArt || state[0].Value != "https://s3.example.test" ||
 		state[1].ID != s3CredentialsArt || state[1].Sensitivity != protocol.SensitivitySecret || state[1].Value != "" {
 		t.Fatalf("got: state artifacts %+v want: the endpoint with its value and the credentials without", state)
@@ -196,7 +197,7 @@ func TestStorageInputs(t *testing.T) {
 	if len(secrets) != 2 || secrets[1].SecretValue != "AWS_ACCESS_KEY_ID=AKIAGOOD01\nAWS_SECRET_ACCESS_KEY=good-secret\n" || secrets[1].Value != "" {
 		t.Fatalf("got: engine inputs %+v want: the credentials lines as the secret's value", secrets)
 	}
-	if s, e := storageInputs([]boundCandidateModel{s3Binding("", "")}); s != nil || e != nil {
+	if s, e := storageInputs([]boundCandidateModel{s3Binding("", "")}, os.LookupEnv); s != nil || e != nil {
 		t.Fatalf("got: %+v %+v want: nothing without keys", s, e)
 	}
 }
