@@ -3,6 +3,7 @@ package intent
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
@@ -20,11 +21,20 @@ type Handle struct {
 	Environment string `json:"environment,omitempty"`
 	Region      string `json:"region,omitempty"`
 	// Version and APIEndpoint are a cluster's.
-	Version      string                `json:"kubernetes_version,omitempty"`
-	APIEndpoint  string                `json:"api_endpoint,omitempty"`
+	Version     string `json:"kubernetes_version,omitempty"`
+	APIEndpoint string `json:"api_endpoint,omitempty"`
+	// PackVersion is the version of the pack the resource was planned
+	// with.
+	PackVersion  string                `json:"pack_version,omitempty"`
 	Hosts        []HandleHost          `json:"hosts,omitempty"`
 	Capabilities []protocol.Capability `json:"capabilities,omitempty"`
 	Artifacts    []HandleArtifact      `json:"artifacts"`
+	// Record, when set, names the intent record (on the handle's masters)
+	// that holds the artifacts' references: such a handle is computed at
+	// plan from configuration alone, lists its artifacts by id, and apply
+	// reads their references, fingerprints and expiries from the record
+	// (ResolveArtifacts). A handle without it carries its references.
+	Record string `json:"record,omitempty"`
 }
 
 // HandleHost is one host of a handle.
@@ -62,6 +72,94 @@ func NewHandle(kind, name string, hosts []protocol.Host, arts []protocol.Artifac
 		h.Artifacts = append(h.Artifacts, ha)
 	}
 	return h
+}
+
+// ClusterHandleSpec is what a cluster's handle is computed from, all of
+// it known at plan: the configuration and the kubernetes pack.
+type ClusterHandleSpec struct {
+	Name, Environment, Region, Version, APIEndpoint string
+	Pack                                            *protocol.ScenarioPack
+	Hosts                                           []protocol.Host
+	// Capabilities are the pack's exports with the configuration's
+	// values (Provided without reported values).
+	Capabilities []protocol.Capability
+}
+
+// NewClusterHandle is a cluster's handle computed from configuration: the
+// same at plan and after apply, so resources built on the cluster plan
+// their full DAG before it exists, and it changes only when the
+// configuration does (a worker removed). Its artifacts are those the
+// pack's create template produces for the cluster, by id; their
+// references are read at apply from the cluster's record.
+func NewClusterHandle(s ClusterHandleSpec) Handle {
+	h := Handle{Kind: ClusterKind, Name: s.Name, Environment: s.Environment, Region: s.Region, Version: s.Version,
+		APIEndpoint: s.APIEndpoint, Capabilities: s.Capabilities, Artifacts: []HandleArtifact{}, Record: s.Name}
+	if s.Pack != nil {
+		h.PackVersion = s.Pack.Version
+	}
+	for _, x := range s.Hosts {
+		h.Hosts = append(h.Hosts, HandleHost{Name: x.Name, Address: x.Address, Port: x.Port, Role: x.Role})
+	}
+	for _, id := range CreatedArtifacts(s.Pack) {
+		h.Artifacts = append(h.Artifacts, HandleArtifact{ID: id})
+	}
+	return h
+}
+
+// CreatedArtifacts are the ids, sorted, of the cluster-scoped artifacts
+// the jobs of the pack's create template produce: what a created
+// resource holds for others.
+func CreatedArtifacts(p *protocol.ScenarioPack) []string {
+	if p == nil {
+		return nil
+	}
+	t, err := p.Template(p.ActionOfKind(protocol.KindCreate))
+	if err != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, st := range t.Stages {
+		for _, id := range st.Jobs {
+			j := p.Jobs[id]
+			if j == nil {
+				continue
+			}
+			for _, a := range j.Outputs.Artifacts {
+				if a.Scope.Normal() == protocol.ScopeCluster && !seen[a.ID] {
+					seen[a.ID] = true
+					out = append(out, a.ID)
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ByRecord reports whether the handle's artifact references are in its
+// record rather than in the handle.
+func (h Handle) ByRecord() bool { return h.Record != "" }
+
+// ResolveArtifacts replaces, in arts, the handle's artifacts listed by id
+// (ProtocolArtifacts of a handle ByRecord) with those of the record: every
+// artifact the record holds, with its reference, fingerprint and expiry.
+// Other artifacts of arts are kept.
+func (h Handle) ResolveArtifacts(arts, record []protocol.Artifact) []protocol.Artifact {
+	byID := map[string]bool{}
+	for _, a := range h.Artifacts {
+		if a.Ref == "" && a.Value == "" {
+			byID[a.ID] = true
+		}
+	}
+	out := make([]protocol.Artifact, 0, len(arts)+len(record))
+	for _, a := range arts {
+		if byID[a.ID] && a.Ref == "" && a.Value == "" {
+			continue
+		}
+		out = append(out, a)
+	}
+	return append(out, record...)
 }
 
 // Encode writes the handle as JSON.
@@ -121,12 +219,15 @@ func (h Handle) ProtocolHosts() []protocol.Host {
 }
 
 // ProtocolArtifacts are the handle's artifacts: one with a reference is a
-// secret kept on the host the reference names, one without is internal.
+// secret kept on the host the reference names, one without is internal;
+// in a handle ByRecord, one with neither reference nor value is listed by
+// id only, a secret until apply resolves it (ResolveArtifacts), so an
+// unresolved one cannot reach a job empty.
 func (h Handle) ProtocolArtifacts() []protocol.Artifact {
 	var out []protocol.Artifact
 	for _, a := range h.Artifacts {
 		art := protocol.Artifact{ID: a.ID, Ref: a.Ref, Value: a.Value, Sensitivity: protocol.SensitivityInternal}
-		if a.Ref != "" {
+		if a.Ref != "" || h.ByRecord() && a.Value == "" {
 			art.Sensitivity = protocol.SensitivitySecret
 			if host, _, ok := protocol.SplitRef(a.Ref); ok {
 				art.Host = host

@@ -140,7 +140,8 @@ func (r *KubernetesClusterResource) ImportState(ctx context.Context, req resourc
 		resp.Diagnostics.AddError("Cannot import the cluster", err.Error())
 		return
 	}
-	state := modelFromRecord(rec, r.data.Environment)
+	pack, _ := r.data.Catalog.Get("kubernetes", "")
+	state := modelFromRecord(rec, r.data.Environment, pack)
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 	setIdentity(ctx, clusterHooks{r: r}, state, resp.Identity, &resp.Diagnostics)
 }
@@ -210,7 +211,7 @@ func (r *KubernetesClusterResource) discover(ctx context.Context, master operati
 	return rec, nil
 }
 
-func modelFromRecord(rec clusterRecord, env string) *clusterModel {
+func modelFromRecord(rec clusterRecord, env string, pack *protocol.ScenarioPack) *clusterModel {
 	if rec.Environment != "" {
 		env = rec.Environment
 	}
@@ -239,7 +240,7 @@ func modelFromRecord(rec clusterRecord, env string) *clusterModel {
 	m.Masters, m.Workers = conv(rec.Masters), conv(rec.Workers)
 	m.Artifacts = artifactsList(rec.Artifacts)
 	m.APIEndpoint = types.StringValue(apiEndpoint(m))
-	m.Handle = types.StringValue(clusterHandle(m, rec.Artifacts, nil).Encode())
+	m.Handle = types.StringValue(clusterHandle(m, pack).Encode())
 	m.Timeouts = timeoutsNull()
 	m.PlanSummary, m.Plan, m.PlanDigest = types.StringValue(""), types.StringValue(""), types.StringValue("")
 	m.PlannedInstances = types.MapValueMust(plannedInstanceType, nil)

@@ -74,7 +74,12 @@ func (e *ArtifactEphemeral) Open(ctx context.Context, req ephemeral.OpenRequest,
 		return
 	}
 	want := m.Artifact.ValueString()
-	for _, a := range ch.ProtocolArtifacts() {
+	arts, err := handleArtifacts(ctx, e.data, ch)
+	if err != nil {
+		addAttrError(&resp.Diagnostics, path.Root("handle"), "Cannot read the cluster's artifacts", err.Error())
+		return
+	}
+	for _, a := range arts {
 		if a.ID != want {
 			continue
 		}

@@ -53,6 +53,10 @@ type intentPlan struct {
 	spec   intent.Spec
 	paths  planPaths
 	inputs runInputs
+	// handle is the cluster handle the intent is on, if any: apply reads
+	// the artifacts it lists by id from the cluster's record
+	// (resolveHandle).
+	handle *intent.Handle
 }
 
 // intentHooks is what one intent resource adds to the skeleton, for its
@@ -113,9 +117,25 @@ func validateIntentConfig[M any](ctx context.Context, h intentHooks[M], req reso
 // planIntent composes the operations of the changes; a planning error is
 // attached to the attribute that caused it.
 func planIntent[M any](b *intentBase, h intentHooks[M], m, prior *M, changes []intent.Change, diags *diag.Diagnostics) (intentPlan, []intentOp) {
+	return composeIntent(b, h, m, prior, changes, nil, diags)
+}
+
+// applyPlanIntent is planIntent at apply: the artifacts of the cluster
+// handle are read from the cluster's record first, so the plan apply
+// runs sees their references and expiries.
+func applyPlanIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], m, prior *M, changes []intent.Change, diags *diag.Diagnostics) (intentPlan, []intentOp) {
+	return composeIntent(b, h, m, prior, changes, func(ip *intentPlan) { resolveHandle(ctx, b.data, ip, diags) }, diags)
+}
+
+func composeIntent[M any](b *intentBase, h intentHooks[M], m, prior *M, changes []intent.Change, resolve func(*intentPlan), diags *diag.Diagnostics) (intentPlan, []intentOp) {
 	ip := h.spec(m, prior, b.data, diags)
 	if diags.HasError() || len(changes) == 0 {
 		return ip, nil
+	}
+	if resolve != nil {
+		if resolve(&ip); diags.HasError() {
+			return ip, nil
+		}
 	}
 	withChoices(&ip, b.data)
 	ops, failed, err := ip.spec.ComposeAll(b.planning(), changes)
@@ -143,7 +163,7 @@ func sameIntentOf[M any](h intentHooks[M], plan, state tftypes.Value) bool {
 func modifyIntentPlan[M any](ctx context.Context, b *intentBase, h intentHooks[M], req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		if !req.State.Raw.IsNull() {
-			h.destroy(getModel[M](ctx, req.State.Get, &resp.Diagnostics), &resp.Diagnostics)
+			modifyDestroyPlan(ctx, b, h, req, resp)
 		}
 		return
 	}
@@ -194,6 +214,25 @@ func modifyIntentPlan[M any](ctx context.Context, b *intentBase, h intentHooks[M
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 }
 
+// modifyDestroyPlan is ModifyPlan of a destroy: the resource's refusal
+// (deletion protection), then the destroy's DAG and gates in a warning
+// (warnDestroy), with the provider's destroy_approvals checked.
+func modifyDestroyPlan[M any](ctx context.Context, b *intentBase, h intentHooks[M], req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	state := getModel[M](ctx, req.State.Get, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	change := h.destroy(state, &resp.Diagnostics)
+	if change == nil || resp.Diagnostics.HasError() || b.data == nil {
+		return
+	}
+	ip, ops := planDestroy(b, h, state, *change, nil, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	warnDestroy(state, ops, ip.inputs.Approvals, b.data.Actor, &resp.Diagnostics)
+}
+
 // createIntent is Create: runs the create operations. When one does not
 // complete, no state is saved (so nothing is tainted) and the error says
 // what to do; applying again resumes, skipping jobs whose evidence holds.
@@ -205,7 +244,7 @@ func createIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], r
 	}
 	ctx, cancel := withTimeout(ctx, "create", h.timeouts(plan).Create, defaultCreateTimeout, &resp.Diagnostics)
 	defer cancel()
-	ip, ops := planIntent(b, h, plan, nil, h.changes(plan, nil, false), &resp.Diagnostics)
+	ip, ops := applyPlanIntent(ctx, b, h, plan, nil, h.changes(plan, nil, false), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -246,7 +285,7 @@ func updateIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], r
 		setIdentity(ctx, h, plan, resp.Identity, &resp.Diagnostics)
 		return
 	}
-	ip, ops := planIntent(b, h, plan, prior, changes, &resp.Diagnostics)
+	ip, ops := applyPlanIntent(ctx, b, h, plan, prior, changes, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -270,8 +309,10 @@ func updateIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], r
 }
 
 // deleteIntent is Delete: runs the resource's destroy operation, if it
-// has one. A destroy that does not complete is an error and the resource
-// stays in state, to be destroyed again once the cause is fixed.
+// has one, with its approvals and the provider's destroy_approvals, once
+// every gate of it is decided (refuseUndecidedDestroy): nothing runs
+// otherwise. A destroy that does not complete is an error and the
+// resource stays in state, to be destroyed again once the cause is fixed.
 func deleteIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	state := getModel[M](ctx, req.State.Get, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
@@ -283,8 +324,8 @@ func deleteIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], r
 	}
 	ctx, cancel := withTimeout(ctx, "delete", h.timeouts(state).Delete, defaultDeleteTimeout, &resp.Diagnostics)
 	defer cancel()
-	ip, ops := planIntent(b, h, state, state, []intent.Change{*change}, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	ip, ops := planDestroy(b, h, state, *change, func(ip *intentPlan) { resolveHandle(ctx, b.data, ip, &resp.Diagnostics) }, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() || refuseUndecidedDestroy(state, ops, ip.inputs.Approvals, b.data.Actor, &resp.Diagnostics) {
 		return
 	}
 	runOps(ctx, b.data, ops, ip.inputs, &resp.Diagnostics)

@@ -68,10 +68,17 @@ func (h clusterHooks) spec(m, prior *clusterModel, data *providerData, _ *diag.D
 	return ip
 }
 
-func (clusterHooks) planned(m *clusterModel, ops []intentOp) { setPlanned(m, ops) }
+// planned: the handle is known at plan (clusterHandle).
+func (h clusterHooks) planned(m *clusterModel, ops []intentOp) {
+	setPlanned(m, ops)
+	h.setHandle(m)
+}
 
+// kept: the handle is computed again, so a state written with another
+// form of it converges (and stays the same after apply).
 func (h clusterHooks) kept(ctx context.Context, m, prior *clusterModel, apply bool, diags *diag.Diagnostics) {
 	keepComputed(m, prior)
+	h.setHandle(m)
 	if apply {
 		h.r.refreshKubeconfig(ctx, m, diags)
 	}
@@ -111,9 +118,8 @@ func (r *KubernetesClusterResource) applyResults(ctx context.Context, m *cluster
 	caps := func(last opResult, _ []protocol.Artifact) []protocol.Capability {
 		return intent.Provided(last.Op.Composed.Pack, last.Result.Capabilities, nil, clusterExportValues(last.Op.Composed.Pack, m))
 	}
-	handle := func(arts []protocol.Artifact, caps []protocol.Capability) intent.Handle {
-		return clusterHandle(m, arts, caps)
-	}
+	pack, _ := r.data.Catalog.Get("kubernetes", "")
+	handle := func([]protocol.Artifact, []protocol.Capability) intent.Handle { return clusterHandle(m, pack) }
 	m.computed().record(results, prevArts, caps, handle)
 	r.observeNodes(ctx, m, false, diags)
 	r.refreshKubeconfig(ctx, m, diags)
@@ -127,8 +133,11 @@ func clusterExportValues(pack *protocol.ScenarioPack, m *clusterModel) map[strin
 }
 
 // clusterHandle is what other resources use to act on the cluster: hosts,
-// endpoint, exports and artifact references, never secret values.
-func clusterHandle(m *clusterModel, arts []protocol.Artifact, caps []protocol.Capability) intent.Handle {
+// endpoint, exports and the ids of its artifacts, never secret values. It
+// is computed from the configuration and the pack alone, so it is known at
+// plan and the same after apply (intent.NewClusterHandle); apply reads the
+// artifacts' references from the cluster's record on its masters.
+func clusterHandle(m *clusterModel, pack *protocol.ScenarioPack) intent.Handle {
 	var hosts []protocol.Host
 	for _, n := range m.Masters {
 		hosts = append(hosts, protocol.Host{Name: n.Name.ValueString(), Address: n.Address.ValueString(), Port: intOr(n.Port, 0), Role: protocol.RoleMaster})
@@ -136,10 +145,19 @@ func clusterHandle(m *clusterModel, arts []protocol.Artifact, caps []protocol.Ca
 	for _, n := range m.Workers {
 		hosts = append(hosts, protocol.Host{Name: n.Name.ValueString(), Address: n.Address.ValueString(), Port: intOr(n.Port, 0), Role: protocol.RoleWorker})
 	}
-	h := intent.NewHandle(intent.ClusterKind, m.Name.ValueString(), hosts, arts)
-	h.Environment, h.Region, h.Version, h.APIEndpoint = m.Environment.ValueString(), m.Region.ValueString(), m.KubernetesVersion.ValueString(), apiEndpoint(m)
-	h.Capabilities = caps
-	return h
+	spec := intent.ClusterHandleSpec{Name: m.Name.ValueString(), Environment: m.Environment.ValueString(), Region: m.Region.ValueString(),
+		Version: m.KubernetesVersion.ValueString(), Pack: pack, Hosts: hosts}
+	if len(m.Masters) > 0 {
+		spec.APIEndpoint = apiEndpoint(m)
+		spec.Capabilities = intent.Provided(pack, nil, nil, clusterExportValues(pack, m))
+	}
+	return intent.NewClusterHandle(spec)
+}
+
+// setHandle sets the cluster's handle from its configuration.
+func (h clusterHooks) setHandle(m *clusterModel) {
+	pack, _ := h.r.data.Catalog.Get("kubernetes", "")
+	m.Handle = types.StringValue(clusterHandle(m, pack).Encode())
 }
 
 // refreshKubeconfig fills the sensitive kubeconfig when asked for.

@@ -118,6 +118,7 @@ func nodePlanOf(data *providerData, m *nodeResModel, diags *diag.Diagnostics) in
 	ip.spec.Hosts = append(ip.spec.Hosts, operation.HostAccess{Host: host, Access: hostAccessOf(base, n.SSH)})
 	ip.spec.State.Artifacts = ch.ProtocolArtifacts()
 	ip.inputs.Artifacts = ch.ProtocolArtifacts()
+	ip.handle = &ch
 	return ip
 }
 

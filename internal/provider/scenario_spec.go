@@ -48,6 +48,7 @@ func scenarioPlanOf(data *providerData, m *scenarioModel, diags *diag.Diagnostic
 // exports to the plan; the cluster's region is the intent's unless it
 // sets one.
 func (ip *intentPlan) onCluster(data *providerData, ch intent.Handle, access operation.Access) {
+	ip.handle = &ch
 	if len(ip.spec.Hosts) == 0 {
 		for _, h := range ch.ProtocolHosts() {
 			ip.spec.Hosts = append(ip.spec.Hosts, operation.HostAccess{Host: h, Access: access})
