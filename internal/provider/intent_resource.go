@@ -43,7 +43,7 @@ func (b *intentBase) configure(req resource.ConfigureRequest, resp *resource.Con
 }
 
 func (b *intentBase) planning() intent.Planning {
-	return intent.Planning{Catalog: b.data.Catalog, Policy: b.data.Policy, Now: b.now()}
+	return intent.Planning{Catalog: b.data.Catalog, Policy: b.data.Policy, Rules: b.data.Rules, Now: b.now()}
 }
 
 // intentPlan is one resource's intent ready to plan: the spec, where its

@@ -31,6 +31,8 @@ type providerModel struct {
 	ActorRoles         []types.String                   `tfsdk:"actor_roles"`
 	SSH                *sshModel                        `tfsdk:"ssh"`
 	CapabilityPolicy   map[string]capabilityPolicyModel `tfsdk:"capability_policy"`
+	Organization       types.String                     `tfsdk:"organization"`
+	PolicyRules        []policyRuleListModel            `tfsdk:"policy_rules"`
 	Diagnosis          *diagnosisModel                  `tfsdk:"diagnosis"`
 	DestroyApprovals   []destroyApprovalModel           `tfsdk:"destroy_approvals"`
 }
@@ -91,12 +93,15 @@ type providerData struct {
 	Environment string
 	Catalog     *packs.Catalog
 	Policy      capability.Policy // capability -> environment -> rule
-	SSH         SSHDefaults
-	Parallelism int
-	PerHost     int
-	Actor       string
-	Roles       []string
-	Analyzers   []diagnose.Analyzer
+	// Organization and Rules are what policy_rules match on and say.
+	Organization string
+	Rules        []capability.Rule
+	SSH          SSHDefaults
+	Parallelism  int
+	PerHost      int
+	Actor        string
+	Roles        []string
+	Analyzers    []diagnose.Analyzer
 	// DestroyApprovals decide destroy gates without a prior apply.
 	DestroyApprovals []destroyApproval
 }
@@ -166,6 +171,7 @@ func (m providerModel) settings(version string) (*providerData, diag.Diagnostics
 		Roles:       strs(m.ActorRoles),
 		Policy:      capability.Policy{},
 	}
+	d.Organization = strOr(m.Organization, "")
 	if !envName.MatchString(d.Environment) {
 		addAttrError(&diags, path.Root("environment"), "Invalid environment",
 			fmt.Sprintf("%s must start with a lower-case letter and hold only lower-case letters, digits and '-', e.g. \"prod\".", paramtype.Quote(d.Environment)))
@@ -187,6 +193,7 @@ func (m providerModel) settings(version string) (*providerData, diag.Diagnostics
 	d.Analyzers = m.analyzers(&diags)
 	d.DestroyApprovals = destroyApprovalsOf(m.DestroyApprovals, &diags)
 	d.Catalog = loadCatalog(strs(m.PackDirs), &diags)
+	m.policyRules(d, &diags)
 	if d.Catalog != nil {
 		m.checkAgainstCatalog(d, &diags)
 	}
@@ -204,6 +211,7 @@ func (m providerModel) checkAgainstCatalog(d *providerData, diags *diag.Diagnost
 			policyRoles = append(policyRoles, rule.ExceptionRoles...)
 		}
 	}
+	policyRoles = append(policyRoles, intent.RuleRoles(d.Rules)...)
 	addProblems(diags, intent.CheckActorRoles(intent.Root("actor_roles"), d.Roles, d.Catalog, policyRoles))
 }
 

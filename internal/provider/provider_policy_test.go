@@ -66,3 +66,35 @@ func diagText(diags diag.Diagnostics) string {
 	}
 	return b.String()
 }
+
+// organization and policy_rules reach the provider data; a rule that
+// cannot take effect is refused on its path, and a rule's roles are
+// known roles for actor_roles.
+func TestPolicyRulesSettings(t *testing.T) {
+	rule := policyRuleListModel{Name: types.StringValue("pci"), Compliance: []types.String{types.StringValue("pci")},
+		Providers: []types.String{types.StringValue("shared_minio")}, Effect: types.StringValue("exception"),
+		Roles: []types.String{types.StringValue("security")}, MinMonthlyUSD: types.Float64Null()}
+	m := providerModel{Organization: types.StringValue("acme"), PolicyRules: []policyRuleListModel{rule}, ActorRoles: []types.String{types.StringValue("security")}}
+	d, diags := m.settings("test")
+	if diags.HasError() {
+		t.Fatalf("settings: %v", diags)
+	}
+	if d.Organization != "acme" || len(d.Rules) != 1 || d.Rules[0].Name != "pci" || d.Rules[0].Effect != "exception" || d.Rules[0].Roles[0] != "security" {
+		t.Errorf("got: organization %q rules %+v want acme and the pci rule", d.Organization, d.Rules)
+	}
+	bad := rule
+	bad.Roles = nil
+	_, diags = providerModel{PolicyRules: []policyRuleListModel{bad}}.settings("test")
+	if !hasDiagAt(diags, "policy_rules[0].effect", "needs roles") {
+		t.Errorf("got: %v want an error on policy_rules[0].effect saying it needs roles", diags)
+	}
+}
+
+func hasDiagAt(diags diag.Diagnostics, p, text string) bool {
+	for _, d := range diags {
+		if strings.Contains(d.Detail(), p) && strings.Contains(d.Detail(), text) {
+			return true
+		}
+	}
+	return false
+}

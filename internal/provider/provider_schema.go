@@ -41,6 +41,11 @@ func providerSchema() schema.Schema {
 			},
 			"ssh":               sshSchema(),
 			"capability_policy": policySchema(),
+			"policy_rules":      policyRulesSchema(),
+			"organization": schema.StringAttribute{
+				MarkdownDescription: "Organization the intents belong to, e.g. `acme`; `policy_rules` match on it.",
+				Optional:            true,
+			},
 			"diagnosis":         diagnosisSchema(),
 			"destroy_approvals": destroyApprovalsSchema(),
 		},

@@ -50,6 +50,8 @@ type scenarioModel struct {
 	SSH            *resourceSSHModel     `tfsdk:"ssh"`
 	Timeouts       timeouts.Value        `tfsdk:"timeouts"`
 
+	IntentConstraints
+
 	// Computed.
 	IntentComputed
 }

@@ -84,6 +84,7 @@ func (r *ScenarioResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 		"timeouts":       timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 	}
 	intentComputedAttrs(attrs)
+	constraintAttrs(attrs)
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Runs any pack action — built-in or from a user pack directory — with parameters, hosts and capability bindings, " +
 			"so HCL modules can compose packs. Same plan and apply behaviour as the other intent resources: the plan shows the DAG, " +

@@ -27,6 +27,7 @@ func scenarioPlanOf(data *providerData, m *scenarioModel, diags *diag.Diagnostic
 		inputs: runInputs{Approvals: m.Approvals, Interventions: m.Interventions},
 	}
 	ip.addStorageCredentials(m.Candidates)
+	m.IntentConstraints.apply(data, pack, &ip.spec, diags)
 	base := resourceAccess(data, m.SSH)
 	for _, h := range m.Hosts {
 		host := protocol.Host{Name: h.Name.ValueString(), Address: h.Address.ValueString(), Port: intOr(h.Port, 0),

@@ -1,0 +1,327 @@
+package provider
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/intentops/terraform-provider-cp/internal/testhosts"
+)
+
+// writePacks writes each pack (directory name -> file -> body) under one
+// directory, which pack_dirs then names.
+func writePacks(t *testing.T, packs map[string]map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for dir, files := range packs {
+		for name, body := range files {
+			p := filepath.Join(root, dir, name)
+			must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			mode := os.FileMode(0o644)
+			if strings.HasSuffix(name, ".sh") {
+				mode = 0o755
+			}
+			must(t, os.WriteFile(p, []byte(body), mode))
+		}
+	}
+	return root
+}
+
+// markerJob is a job writing /var/lib/<dir>/<id> on its host; it reads
+// the parameters params (their values go to the marker through the
+// environment), requires the capabilities needs and provides provides.
+func markerJob(dir, id string, params, needs, provides []string) (string, string) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "job:\n  id: %s\n  title: Write %s\n  scope:\n    expand: once\n", id, id)
+	b.WriteString("  inputs:\n")
+	if len(params) > 0 {
+		b.WriteString("    parameters:\n")
+		for _, p := range params {
+			fmt.Fprintf(&b, "      %s: {}\n", p)
+		}
+	}
+	if len(needs) > 0 {
+		b.WriteString("    requires:\n      capabilities:\n")
+		for _, n := range needs {
+			fmt.Fprintf(&b, "        - {key: %s, scope: cluster}\n", n)
+		}
+	}
+	b.WriteString("  outputs:\n    provides:\n      capabilities:\n")
+	for _, p := range provides {
+		fmt.Fprintf(&b, "        - {key: %s, scope: cluster}\n", p)
+	}
+	fmt.Fprintf(&b, "    evidence:\n      - id: marker\n        command: test -f /var/lib/%s/%s && echo present\n        expected: present\n", dir, id)
+	fmt.Fprintf(&b, "  controls:\n    idempotency: {key: \"%s:{cluster}\"}\n    timeout: 1m\n    become: true\n  script: scripts/%s.sh\n", id, id)
+	script := fmt.Sprintf("#!/usr/bin/env bash\nset -euo pipefail\ninstall -d -m 0755 /var/lib/%s\n{ echo ran; env | grep '^CP_PARAM_' | sort || true; } >/var/lib/%s/%s\n", dir, dir, id)
+	return b.String(), script
+}
+
+// miProbePack has two branches: write-a reads no parameter, write-b reads
+// greeting, which the pack marks missing_input.
+func miProbePack() map[string]string {
+	a, as := markerJob("mi-probe", "write-a", nil, nil, []string{"mi.a"})
+	b, bs := markerJob("mi-probe", "write-b", []string{"greeting"}, nil, []string{"mi.b"})
+	return map[string]string{
+		"pack.yaml": `scenario_pack:
+  id: mi-probe
+  version: 1.0.0
+  title: Missing-input probe
+  resource_types: [mi.probe]
+  actions: [install]
+  parameters:
+    greeting:
+      type: string
+      pattern: "[a-z]{1,16}"
+      missing_input: true
+      description: Written by write-b.
+  plan_templates:
+    - id: mi-probe.install
+      action: install
+      entrypoint: write-a
+      file: templates/install.yaml
+`,
+		"templates/install.yaml": `plan_template:
+  id: mi-probe.install
+  action: install
+  title: Two branches
+  stages:
+    - id: a
+      title: Branch a
+      jobs: [write-a]
+    - id: b
+      title: Branch b
+      jobs: [write-b]
+`,
+		"jobs/write-a.yaml": a, "scripts/write-a.sh": as,
+		"jobs/write-b.yaml": b, "scripts/write-b.sh": bs,
+	}
+}
+
+// markerFile checks that the host holds path (relative to its root) with a
+// line want, or, with want "", that it does not hold path.
+func markerFile(h testhosts.Host, rel, want string) error {
+	b, err := os.ReadFile(filepath.Join(h.Upper, rel))
+	if want == "" {
+		if err == nil {
+			return fmt.Errorf("got: /%s on %s (%q) want: absent, its job did not run", rel, h.Name, b)
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("got: %v want: /%s on %s", err, rel, h.Name)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if l == want {
+			return nil
+		}
+	}
+	return fmt.Errorf("got: /%s on %s holds %q want a line %q", rel, h.Name, b, want)
+}
+
+// markerFiles checks markerFile for each path -> want.
+func markerFiles(t *testing.T, h testhosts.Host, want map[string]string) {
+	t.Helper()
+	for _, rel := range sortedKeys(want) {
+		if err := markerFile(h, rel, want[rel]); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func gatesProvider(c *testhosts.Cluster, packDir, roles, policy string) string {
+	h := c.Hosts()[0]
+	return fmt.Sprintf(`
+provider "cp" {
+  environment = "qa"
+  actor       = "ci"
+  actor_roles = %s
+  pack_dirs   = [%q]
+  ssh = {
+    user             = %q
+    private_key_file = %q
+    known_hosts_file = %q
+  }
+  %s
+}
+`, roles, packDir, h.User, c.KeyPath(), c.KnownHostsPath(), policy)
+}
+
+// A missing-input gate through OpenTofu: without greeting the plan names
+// the gate and the branch that waits for it (write-b); apply runs write-a
+// on the host and stops at the gate, and write-b did not run. Giving
+// greeting later completes the branch, and the value reaches write-b.
+func TestAccGates_missingInput(t *testing.T) {
+	testAccPreCheck(t)
+	c := accHosts(t, "missing", "node-1")
+	h := c.Hosts()[0]
+	dir := writePacks(t, map[string]map[string]string{"mi-probe": miProbePack()})
+	prov := gatesProvider(c, dir, `["sre"]`, "")
+	scenario := func(params string) string {
+		return fmt.Sprintf(`
+resource "cp_scenario" "probe" {
+  pack       = "mi-probe"
+  name       = "probe"
+  hosts      = [{ name = %q, address = %q, role = "master" }]
+  parameters = %s
+}
+`, h.Name, h.Addr, params)
+	}
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:             prov + scenario(`{}`),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks:   planShows(`(?s)missing-input-greeting \(missing input\).*parameter greeting of mi-probe@1\.0\.0 has no value; write-b wait for it`),
+			},
+			{
+				Config:      prov + scenario(`{}`),
+				ExpectError: regexp.MustCompile(`(?s)stopped at a gate \(WaitingForInput\).*missing-input-greeting`),
+			},
+			{
+				PreConfig: func() {
+					markerFiles(t, h, map[string]string{"var/lib/mi-probe/write-a": "ran", "var/lib/mi-probe/write-b": ""})
+				},
+				Config: prov + scenario(`{ greeting = "hello" }`),
+				Check: func(*terraform.State) error {
+					return markerFile(h, "var/lib/mi-probe/write-b", "CP_PARAM_GREETING=hello")
+				},
+			},
+		},
+	})
+}
+
+// thingPacks: thing-user requires demo.thing, which the pack thing
+// creates through its install action (provider kind dedicated_thing) and
+// declares to cost 40 USD a month.
+func thingPacks() map[string]map[string]string {
+	mk, mks := markerJob("thing", "make-thing", nil, nil, []string{"demo.thing"})
+	use, uses := markerJob("thing", "use-thing", nil, []string{"demo.thing"}, []string{"demo.used"})
+	return map[string]map[string]string{
+		"thing": {
+			"pack.yaml": `scenario_pack:
+  id: thing
+  version: 1.0.0
+  title: A costly thing
+  resource_types: [demo.thing]
+  actions: [install]
+  provides:
+    - capability: demo.thing
+      scope: cluster
+  cost:
+    monthly_usd: 40
+  plan_templates:
+    - id: thing.install
+      action: install
+      entrypoint: make-thing
+      file: templates/install.yaml
+`,
+			"templates/install.yaml": "plan_template:\n  id: thing.install\n  action: install\n  title: Make the thing\n  stages:\n    - id: make\n      title: Make\n      jobs: [make-thing]\n",
+			"jobs/make-thing.yaml":   mk, "scripts/make-thing.sh": mks,
+		},
+		"thing-user": {
+			"pack.yaml": `scenario_pack:
+  id: thing-user
+  version: 1.0.0
+  title: Uses a thing
+  resource_types: [demo.user]
+  actions: [install]
+  requires:
+    - capability: demo.thing
+      scope: cluster
+  plan_templates:
+    - id: thing-user.install
+      action: install
+      entrypoint: use-thing
+      file: templates/install.yaml
+`,
+			"templates/install.yaml": "plan_template:\n  id: thing-user.install\n  action: install\n  title: Use the thing\n  stages:\n    - id: use\n      title: Use\n      jobs: [use-thing]\n",
+			"jobs/use-thing.yaml":    use, "scripts/use-thing.sh": uses,
+		},
+	}
+}
+
+// costPolicyHCL: in qa a new thing may be created without confirmation up
+// to 25 USD a month, and finance confirms what costs more.
+const costPolicyHCL = `
+  capability_policy = {
+    "demo.thing" = {
+      environments = {
+        qa = { allowed_providers = ["dedicated_thing"], approval_roles = ["finance"], max_monthly_cost_without_confirmation = 25 }
+      }
+    }
+  }`
+
+// A cost confirmation through OpenTofu: the thing costs 40 USD a month,
+// above the 25 the qa policy allows, so the plan stops at
+// confirm-cost-dedicated-thing with its reason; applying without the
+// approval stops at the gate with neither the creation nor its consumer
+// run on the host; the approval by an actor without finance is refused at
+// plan; approved by finance, the thing is created and used.
+func TestAccGates_costConfirmation(t *testing.T) {
+	testAccPreCheck(t)
+	c := accHosts(t, "cost", "node-1")
+	h := c.Hosts()[0]
+	dir := writePacks(t, thingPacks())
+	scenario := func(approvals string) string {
+		return fmt.Sprintf(`
+resource "cp_scenario" "probe" {
+  pack      = "thing-user"
+  name      = "probe"
+  hosts     = [{ name = %q, address = %q, role = "master" }]
+  approvals = %s
+}
+`, h.Name, h.Addr, approvals)
+	}
+	confirm := `[{ gate = "confirm-cost-dedicated-thing", option = "create dedicated_thing" }]`
+	finance := gatesProvider(c, dir, `["finance"]`, costPolicyHCL)
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:             finance + scenario(`[]`),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks:   planShows(`(?s)confirm-cost-dedicated-thing \(cost confirmation\).*costs 40 USD a month, above the 25 USD that the qa policy allows without confirmation`),
+			},
+			{
+				Config:      finance + scenario(`[]`),
+				ExpectError: regexp.MustCompile(`(?s)stopped at a gate \(WaitingForApproval\).*confirm-cost-dedicated-thing \(cost_confirmation\)`),
+			},
+			{
+				PreConfig: func() {
+					markerFiles(t, h, map[string]string{"var/lib/thing/make-thing": "", "var/lib/thing/use-thing": ""})
+				},
+				Config:      gatesProvider(c, dir, `["sre"]`, costPolicyHCL) + scenario(confirm),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)approvals\[0\]:.*needs\s+an\s+actor\s+holding\s+one\s+of\s+the\s+roles\s+"finance"`),
+			},
+			{
+				Config: finance + scenario(confirm),
+				Check: func(*terraform.State) error {
+					return errors.Join(markerFile(h, "var/lib/thing/make-thing", "ran"), markerFile(h, "var/lib/thing/use-thing", "ran"))
+				},
+			},
+		},
+	})
+}
