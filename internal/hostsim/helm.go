@@ -61,6 +61,7 @@ func (s *sim) helmUpgrade(st *State, p flags) int {
 		return s.fail(1, "Error: %s", msg)
 	}
 	storageClass := ""
+	var values map[string]any
 	for _, f := range p.all("values") {
 		b, err := s.readHostFile(f)
 		if err != nil {
@@ -73,6 +74,7 @@ func (s *sim) helmUpgrade(st *State, p flags) int {
 		if sc, ok := asMap(m["persistence"])["storageClass"].(string); ok {
 			storageClass = sc
 		}
+		values = mergeValues(values, m)
 	}
 	for _, set := range p.all("set") {
 		for _, kv := range strings.Split(set, ",") {
@@ -100,7 +102,7 @@ func (s *sim) helmUpgrade(st *State, p flags) int {
 		sort.Strings(st.Namespaces)
 	}
 	rel := &Release{Name: name, Namespace: ns, Chart: chart, Version: p.get("version"), Revision: 1, Status: "deployed", Updated: s.now(),
-		StorageClass: storageClass}
+		StorageClass: storageClass, Values: values}
 	if exists {
 		rel.Revision = r.Revision + 1
 	}
@@ -175,4 +177,22 @@ func (s *sim) chartError(st *State, ref string) string {
 
 func (s *sim) helmStatus(r *Release) {
 	s.printf("NAME: %s\nLAST DEPLOYED: %s\nNAMESPACE: %s\nSTATUS: %s\nREVISION: %d\nTEST SUITE: None\n", r.Name, r.Updated.UTC().Format(time.ANSIC), r.Namespace, r.Status, r.Revision)
+}
+
+// mergeValues merges a later --values file over the earlier ones as Helm
+// does: maps key by key, any other value replaced.
+func mergeValues(dst, src map[string]any) map[string]any {
+	if dst == nil {
+		dst = map[string]any{}
+	}
+	for k, v := range src {
+		if sm, ok := v.(map[string]any); ok {
+			if dm, ok := dst[k].(map[string]any); ok {
+				dst[k] = mergeValues(dm, sm)
+				continue
+			}
+		}
+		dst[k] = v
+	}
+	return dst
 }

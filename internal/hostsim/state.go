@@ -74,6 +74,9 @@ type Release struct {
 	// StorageClass is the values' persistence.storageClass, which the
 	// release's volume claims name ("" for the cluster's default).
 	StorageClass string `json:"storageClass,omitempty"`
+	// Values are the release's --values files merged in order (not the
+	// chart's defaults), as `helm get values` shows them.
+	Values map[string]any `json:"values,omitempty"`
 }
 
 // Token is a kubeadm bootstrap token.
