@@ -233,3 +233,49 @@ func psqlFromErr(addr, user, db, password, query string) (string, error) {
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
+
+// TestPostgresHostPGDGRepository installs from PostgreSQL's own apt
+// repository: the job writes pgdg.sources in deb822 form, signed by the
+// PGDG key Debian's postgresql-common ships (its fingerprint read by the
+// host's real gpg), for the host's codename and the pgdg_url given (a
+// mirror); apt-get update reads it. The download cannot happen here, so
+// the packages are the machine's; what is checked is the repository
+// configuration. A keyring with another key is refused before any source
+// is written.
+func TestPostgresHostPGDGRepository(t *testing.T) {
+	requirePostgres(t)
+	const name = "pg-pgdg"
+	e := startHosts(t, name, "db-1", "db-2")
+	const mirror = "https://pgdg.mirror.example.internal/pub/repos/apt"
+	res := e.runCompleted(e.pgHostPlan(name, "db-1", map[string]string{"apt_repository": "pgdg", "pgdg_url": mirror}), engine.RunInput{})
+	codename := strings.TrimSpace(e.sudo(t, "db-1", ". /etc/os-release && echo $VERSION_CODENAME"))
+	want := "Types: deb\nURIs: " + mirror + "\nSuites: " + codename + "-pgdg\nComponents: main\n" +
+		"Signed-By: /usr/share/postgresql-common/pgdg/apt.postgresql.org.asc\n"
+	if got := e.sudo(t, "db-1", "cat /etc/apt/sources.list.d/pgdg.sources"); got != want {
+		t.Fatalf("pgdg.sources:\n%s\nwant:\n%s", got, want)
+	}
+	if got := strings.TrimSpace(e.sudo(t, "db-1", "stat -c '%a %U' /etc/apt/sources.list.d/pgdg.sources")); got != "644 root" {
+		t.Errorf("pgdg.sources mode: %s", got)
+	}
+	srv := instance(t, res, "install-postgresql-server[db-1]")
+	if !strings.Contains(strings.Join(srv.LogTail, "\n"), " "+mirror+" InRelease") {
+		t.Errorf("apt-get update did not read the PGDG source:\n%s", strings.Join(srv.LogTail, "\n"))
+	}
+
+	// The distribution again: the PGDG source goes.
+	e.runCompleted(e.pgHostPlan(name+"-dist", "db-1", map[string]string{"apt_repository": "distribution"}), engine.RunInput{OperationID: name + ".dist"})
+	if code, out := e.exitOf(t, "db-1", "test -e /etc/apt/sources.list.d/pgdg.sources"); code == 0 {
+		t.Errorf("pgdg.sources kept with apt_repository = distribution: %s", out)
+	}
+
+	// Another key in PGDG's keyring file is refused, and nothing is written.
+	e.sudo(t, "db-2", "cp /usr/share/keyrings/debian-archive-keyring.gpg /usr/share/postgresql-common/pgdg/apt.postgresql.org.asc")
+	bad := e.run(e.pgHostPlan(name+"-bad", "db-2", map[string]string{"apt_repository": "pgdg"}), engine.RunInput{OperationID: name + ".bad"})
+	in := instance(t, bad, "install-postgresql-server[db-2]")
+	if in.Status != engine.StatusFailed || !strings.Contains(strings.Join(in.LogTail, "\n"), "not PGDG's B97B0AFCAA1A47F044F244A07FCC7D46ACCC4CF8; reinstall postgresql-common") {
+		t.Fatalf("a foreign key in the PGDG keyring: %s\n%s", in.Status, strings.Join(in.LogTail, "\n"))
+	}
+	if code, _ := e.exitOf(t, "db-2", "test -e /etc/apt/sources.list.d/pgdg.sources"); code == 0 {
+		t.Error("pgdg.sources written with a foreign key")
+	}
+}
