@@ -1,0 +1,137 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A resource timeout stops the operation on time, through OpenTofu: the
+// timeout-probe pack (testdata) marks, then sleeps 25 seconds. Under
+// timeouts.create = "5s" the apply of the saved plan returns well before
+// the sleep could end, says "timed out after 5s", names sleep-long and
+// its host with its log tail and the advice that fits (no intervention
+// advice), and the sleep is no longer running on the host. A later apply
+// with a longer timeout completes, and mark-first, which finished before
+// the timeout, does not run again.
+func TestAccTimeout_stopsOnTime(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("TF_ACC is not set")
+	}
+	testAccPreCheck(t)
+	c := accHosts(t, "timeout", "node-1")
+	h := c.Hosts()[0]
+	pack, err := filepath.Abs("testdata/timeout-probe")
+	must(t, err)
+	config := func(create string) string {
+		return fmt.Sprintf(`
+provider "cp" {
+  actor     = "ci"
+  pack_dirs = [%q]
+  ssh = {
+    user             = %q
+    private_key_file = %q
+    known_hosts_file = %q
+  }
+}
+
+resource "cp_scenario" "tp" {
+  pack     = "timeout-probe"
+  name     = "tp"
+  hosts    = [{ name = %q, address = %q }]
+  timeouts = { create = %q }
+}
+`, pack, h.User, c.KeyPath(), c.KnownHostsPath(), h.Name, h.Addr, create)
+	}
+	probe := func(name string) string {
+		b, _ := os.ReadFile(filepath.Join(h.Upper, "var/lib/timeout-probe", name))
+		return string(b)
+	}
+	r := newTofuRun(t, config("5s"))
+	logs := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	tofu := func(log string, args ...string) (string, error) {
+		out, err := r.cmd(ctx, filepath.Join(logs, log), args...).CombinedOutput()
+		return string(out), err
+	}
+
+	if out, err := tofu("plan1.log", "plan", "-out=tp.plan"); err != nil {
+		t.Fatalf("plan: %v\n%s", err, out)
+	}
+	start := time.Now()
+	out, err := tofu("apply1.log", "apply", "tp.plan")
+	elapsed := time.Since(start)
+	if err == nil {
+		t.Fatalf("apply under timeouts.create = 5s succeeded:\n%s", out)
+	}
+	t.Logf("the apply under timeouts.create = 5s returned after %s (the job sleeps 25s)", elapsed)
+	if elapsed >= 18*time.Second {
+		t.Errorf("the apply returned after %s; want it well below the 25s sleep: the timeout stops the job", elapsed)
+	}
+	text := flatten(out)
+	for _, want := range []string{
+		"timeout-probe.install@1.0.0 timed out after 5s",
+		"timeouts.create (5s) ran out while the operation ran: it was stopped on time and recorded as Interrupted",
+		"job sleep-long on host node-1 (instance sleep-long)",
+		"sleeping 25s",
+		"stop on node-1: TERM sent to 1 running job(s)",
+		"Finished before the timeout: mark-first",
+		`raise timeouts.create in the resource, for example timeouts = { create = "10s" }`,
+		"the operation resumes from the evidence on the hosts",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the apply error lacks %q:\n%s", want, out)
+		}
+	}
+	for _, never := range []string{"interventions", "plan_patches", "Interrupted)"} {
+		if strings.Contains(text, never) {
+			t.Errorf("the apply error holds %q, advice that does not fit a timeout:\n%s", never, out)
+		}
+	}
+	pid := strings.TrimSpace(probe("sleep.pid"))
+	if !regexp.MustCompile(`^[0-9]+$`).MatchString(pid) {
+		t.Fatalf("sleep-long left no sleep pid (%q): the sleep never started", pid)
+	}
+	if got := strings.TrimSpace(onHost(t, c, h.Name, "pgrep -F /var/lib/timeout-probe/sleep.pid -x sleep || echo gone")); got != "gone" {
+		t.Errorf("after the timeout pgrep on node-1 found the job's sleep (pid %s) still running: %q", pid, got)
+	}
+	if probe("slept") != "" {
+		t.Error("sleep-long finished although the timeout stopped it")
+	}
+
+	r.setConfig(config("2m"))
+	if out, err := tofu("plan2.log", "plan", "-out=tp.plan"); err != nil {
+		t.Fatalf("plan with the longer timeout: %v\n%s", err, out)
+	}
+	if out, err := tofu("apply2.log", "apply", "tp.plan"); err != nil {
+		t.Fatalf("apply with timeouts.create = 2m: %v\n%s", err, out)
+	}
+	if got := strings.Count(probe("mark-runs"), "run"); got != 1 {
+		t.Errorf("mark-first ran %d times; want once: the resume skips what finished before the timeout", got)
+	}
+	if got := strings.Count(probe("sleep-runs"), "run"); got != 2 {
+		t.Errorf("sleep-long ran %d times; want twice (stopped, then run again)", got)
+	}
+	if strings.TrimSpace(probe("slept")) != "yes" {
+		t.Error("sleep-long did not finish under the longer timeout")
+	}
+	if out, err := tofu("destroy.log", "destroy", "-auto-approve"); err != nil {
+		t.Fatalf("destroy: %v\n%s", err, out)
+	}
+}
+
+// flatten joins OpenTofu's boxed, wrapped diagnostic lines into one line
+// of single-spaced words.
+func flatten(out string) string {
+	var words []string
+	for _, l := range strings.Split(out, "\n") {
+		words = append(words, strings.Fields(strings.TrimPrefix(strings.TrimSpace(l), "│"))...)
+	}
+	return strings.Join(words, " ")
+}
