@@ -25,6 +25,13 @@ func (r *KubernetesClusterResource) refreshHealth(ctx context.Context, m *cluste
 	r.observeNodes(ctx, m, true, diags)
 }
 
+// refreshEvidence checks the recorded evidence of the cluster's
+// completed jobs again on its hosts, as for every intent resource
+// (intent_refresh.go), so the next plan repairs what drifted.
+func (r *KubernetesClusterResource) refreshEvidence(ctx context.Context, m *clusterModel, diags *diag.Diagnostics) {
+	refreshEvidence(ctx, &r.intentBase, clusterHooks{r: r}, m, diags)
+}
+
 // observeNodes records each node's Ready condition as the API server
 // reports it, from one node list read through one master. With refresh,
 // workers the API server does not know are removed from m and the

@@ -185,6 +185,7 @@ func modifyIntentPlan[M any](ctx context.Context, b *intentBase, h intentHooks[M
 		return
 	}
 	changes := h.changes(plan, prior, prior != nil && sameIntentOf(h, req.Plan.Raw, req.State.Raw))
+	changes = withRepair(b, h, plan, prior, changes)
 	kept := readPrivate(ctx, req.Private, &resp.Diagnostics)
 	changes = resumeChanges(kept, changes)
 	if len(changes) == 0 && prior != nil {
@@ -209,7 +210,7 @@ func modifyIntentPlan[M any](ctx context.Context, b *intentBase, h intentHooks[M
 		return
 	}
 	h.planned(plan, ops)
-	showIntentPlanViews(h, plan, ops, b.data.Actor, &resp.Diagnostics)
+	showRefreshedViews(b, h, plan, prior, ops, &resp.Diagnostics)
 	clearHookWriteOnly(h, plan)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 }
@@ -276,6 +277,7 @@ func updateIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], r
 	ctx, cancel := withTimeout(ctx, "update", h.timeouts(plan).Update, defaultCreateTimeout, &resp.Diagnostics)
 	defer cancel()
 	changes := h.changes(plan, prior, sameIntentOf(h, req.Plan.Raw, req.State.Raw))
+	changes = withRepair(b, h, plan, prior, changes)
 	kept := readPrivate(ctx, req.Private, &resp.Diagnostics)
 	changes = resumeChanges(kept, changes)
 	if len(changes) == 0 {
@@ -289,6 +291,7 @@ func updateIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], r
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	ip.inputs.Repair = repairSet(b, h, prior, ops)
 	if prepareRun(&ip, h.computed(plan), changes, ops, kept, b.now(), &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
@@ -333,15 +336,6 @@ func deleteIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], r
 		resp.Diagnostics.AddError("Destroy did not complete",
 			fmt.Sprintf("%s %s did not complete; the resource stays in state. Fix the cause (see the error above) and destroy again: finished jobs are not run twice.", ip.spec.Pack, change.Action))
 	}
-}
-
-// readState is Read for the resources whose state is their last apply:
-// the evidence is checked again by the next apply, which skips what
-// still holds.
-func readState[M any](ctx context.Context, h intentHooks[M], req resource.ReadRequest, resp *resource.ReadResponse) {
-	m := getModel[M](ctx, req.State.Get, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
-	setIdentity(ctx, h, m, resp.Identity, &resp.Diagnostics)
 }
 
 // importIntent is ImportState of a resource that keeps a state record:
@@ -453,9 +447,9 @@ func (r *intentResource[M]) Create(ctx context.Context, req resource.CreateReque
 	createIntent(ctx, &r.intentBase, r.hooks, req, resp)
 }
 
-// Read keeps the state (readState).
+// Read checks the recorded evidence again (readIntent).
 func (r *intentResource[M]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	readState(ctx, r.hooks, req, resp)
+	readIntent(ctx, &r.intentBase, r.hooks, req, resp)
 }
 
 // Update runs what the change needs (updateIntent).

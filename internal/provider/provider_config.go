@@ -35,6 +35,7 @@ type providerModel struct {
 	PolicyRules        []policyRuleListModel            `tfsdk:"policy_rules"`
 	Diagnosis          *diagnosisModel                  `tfsdk:"diagnosis"`
 	DestroyApprovals   []destroyApprovalModel           `tfsdk:"destroy_approvals"`
+	RefreshEvidence    types.Bool                       `tfsdk:"refresh_evidence"`
 }
 
 type diagnosisModel struct {
@@ -104,6 +105,9 @@ type providerData struct {
 	Analyzers    []diagnose.Analyzer
 	// DestroyApprovals decide destroy gates without a prior apply.
 	DestroyApprovals []destroyApproval
+	// RefreshEvidence: refresh checks the recorded evidence of the intent
+	// resources again on their hosts (intent_refresh.go).
+	RefreshEvidence bool
 }
 
 // SSHDefaults are the provider-wide SSH settings. PrivateKey and
@@ -172,6 +176,7 @@ func (m providerModel) settings(version string) (*providerData, diag.Diagnostics
 		Policy:      capability.Policy{},
 	}
 	d.Organization = strOr(m.Organization, "")
+	d.RefreshEvidence = m.RefreshEvidence.IsNull() || m.RefreshEvidence.IsUnknown() || m.RefreshEvidence.ValueBool()
 	if !envName.MatchString(d.Environment) {
 		addAttrError(&diags, path.Root("environment"), "Invalid environment",
 			fmt.Sprintf("%s must start with a lower-case letter and hold only lower-case letters, digits and '-', e.g. \"prod\".", paramtype.Quote(d.Environment)))

@@ -30,6 +30,10 @@ func providerSchema() schema.Schema {
 				MarkdownDescription: "How many job instances run at once on one host. Defaults to `4`.",
 				Optional:            true,
 			},
+			"refresh_evidence": schema.BoolAttribute{
+				MarkdownDescription: "Whether refresh checks the recorded evidence of every intent resource's completed jobs again on its hosts (one SSH command per host), so that `plan` shows the jobs whose evidence no longer holds, and those that follow them, as a `repair`, and the others as `satisfied`. Set `false` for a reviewer without access to the hosts: refresh then runs no SSH command and no plan is a repair. Defaults to `true`.",
+				Optional:            true,
+			},
 			"actor": schema.StringAttribute{
 				MarkdownDescription: "Who is acting, recorded in operation timelines and checked against gate roles. Defaults to `terraform`.",
 				Optional:            true,

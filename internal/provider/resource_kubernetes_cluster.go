@@ -45,6 +45,7 @@ func (r *KubernetesClusterResource) Read(ctx context.Context, req resource.ReadR
 	if state.RefreshHealth.ValueBool() {
 		r.refreshHealth(ctx, &state, &resp.Diagnostics)
 	}
+	r.refreshEvidence(ctx, &state, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	setIdentity(ctx, clusterHooks{r: r}, &state, resp.Identity, &resp.Diagnostics)
 }

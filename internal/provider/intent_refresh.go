@@ -1,0 +1,449 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/intentops/terraform-provider-cp/internal/engine"
+	"github.com/intentops/terraform-provider-cp/internal/intent"
+	"github.com/intentops/terraform-provider-cp/internal/operation"
+	"github.com/intentops/terraform-provider-cp/internal/planner"
+	"github.com/intentops/terraform-provider-cp/internal/protocol"
+	"github.com/intentops/terraform-provider-cp/internal/transport"
+)
+
+// Refresh reads evidence; drift is planned as a repair.
+//
+// On Read, every intent resource whose last operation completed checks
+// the recorded evidence of its jobs again on their hosts (engine.Recheck:
+// one command per host) and records what it observed. The next plan of a
+// resource whose evidence no longer holds, and whose configuration asks
+// for nothing else, is a repair: the resource's own plan again, in which
+// the drifted instances and the instances that follow them (their
+// dependents, transitively) run again, and every other instance whose
+// evidence held is shown satisfied and skipped by apply. With the
+// provider's refresh_evidence = false nothing is checked, no SSH command
+// runs at refresh, and no plan is a repair.
+
+// refreshCheckTimeout bounds each evidence check at refresh.
+const refreshCheckTimeout = 30 * time.Second
+
+// recordedEvidence is the evidence the state keeps for c: the results
+// of the checks of its last operation's instances, as last observed (by
+// that operation or by a refresh). It is the one place that reads them.
+func recordedEvidence(c computed) []engine.InstanceEvidence {
+	l := *c.Evidence
+	if l.IsNull() || l.IsUnknown() {
+		return nil
+	}
+	var out []engine.InstanceEvidence
+	for _, v := range l.Elements() {
+		o, ok := v.(types.Object)
+		if !ok {
+			continue
+		}
+		at := o.Attributes()
+		str := func(k string) string {
+			if s, ok := at[k].(types.String); ok {
+				return s.ValueString()
+			}
+			return ""
+		}
+		e := engine.InstanceEvidence{Instance: str("instance")}
+		e.ID, e.Host, e.Observed = str("id"), str("host"), str("observed")
+		if b, ok := at["passed"].(types.Bool); ok {
+			e.Passed = b.ValueBool()
+		}
+		e.CheckedAt, _ = time.Parse(time.RFC3339, str("checked_at"))
+		out = append(out, e)
+	}
+	return out
+}
+
+// setRecordedEvidence stores evs as c's recorded evidence.
+func setRecordedEvidence(c computed, evs []engine.InstanceEvidence) {
+	elems := make([]attr.Value, 0, len(evs))
+	for _, e := range evs {
+		elems = append(elems, types.ObjectValueMust(evidenceType.AttrTypes, map[string]attr.Value{
+			"instance": types.StringValue(e.Instance), "host": types.StringValue(e.Host), "id": types.StringValue(e.ID),
+			"passed": types.BoolValue(e.Passed), "observed": types.StringValue(e.Observed), "checked_at": types.StringValue(ts(e.CheckedAt)),
+		}))
+	}
+	*c.Evidence = types.ListValueMust(evidenceType, elems)
+}
+
+// readIntent is Read for the intent resources whose state is their last
+// apply: the evidence is checked again (refreshEvidence).
+func readIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], req resource.ReadRequest, resp *resource.ReadResponse) {
+	m := getModel[M](ctx, req.State.Get, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	refreshEvidence(ctx, b, h, m, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+	setIdentity(ctx, h, m, resp.Identity, &resp.Diagnostics)
+}
+
+// refreshEvidence checks the recorded evidence of m's completed operation
+// again and records what changed. Hosts it cannot reach, and checks it
+// cannot run, are a warning and keep their recorded result.
+func refreshEvidence[M any](ctx context.Context, b *intentBase, h intentHooks[M], m *M, diags *diag.Diagnostics) {
+	if b.data == nil || !b.data.RefreshEvidence {
+		return
+	}
+	c := h.computed(m)
+	if !operationCompleted(*c.Operation) {
+		return
+	}
+	rec := recordedEvidence(c)
+	if len(rec) == 0 {
+		return
+	}
+	ops, err := ownOps(b, h, m)
+	if err != nil {
+		diags.AddWarning("Evidence not checked", fmt.Sprintf("The resource's plan could not be made again to check its evidence: %v\nThe state keeps the recorded evidence; set refresh_evidence = false in the provider to skip this check.", err))
+		return
+	}
+	observed, skipped := recheckOps(ctx, b.data, ops, rec, artifactsFromList(*c.Artifacts))
+	merged, drifted := mergeEvidence(rec, observed)
+	setRecordedEvidence(c, merged)
+	if len(skipped) > 0 {
+		var lines []string
+		for _, s := range firstSkips(skipped, 5) {
+			lines = append(lines, fmt.Sprintf("  %s on %s: %s", s.Instance, s.Host, s.Reason))
+		}
+		if len(skipped) > 5 {
+			lines = append(lines, fmt.Sprintf("  and %d more", len(skipped)-5))
+		}
+		diags.AddWarning("Evidence not checked on some hosts",
+			fmt.Sprintf("The evidence of %d job instance(s) was not checked again; the state keeps their recorded result:\n%s\nSet refresh_evidence = false in the provider to skip these checks.", len(skipped), strings.Join(lines, "\n")))
+	}
+	if len(drifted) > 0 {
+		var lines []string
+		for i, e := range drifted {
+			if i == 5 {
+				lines = append(lines, fmt.Sprintf("  and %d more", len(drifted)-5))
+				break
+			}
+			lines = append(lines, "  "+e.Instance+" on "+e.Host+": "+driftText(e))
+		}
+		diags.AddWarning("Evidence no longer holds",
+			fmt.Sprintf("%d evidence check(s) failed when checked again:\n%s\nThe next plan repairs the jobs whose evidence failed, and the jobs that follow them.", len(drifted), strings.Join(lines, "\n")))
+	}
+}
+
+func firstSkips(s []engine.RecheckSkip, n int) []engine.RecheckSkip {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// ownOps are the operations of the resource's own plan, as its state
+// describes it: the plan whose instances its recorded evidence belongs to
+// and that a repair runs again.
+func ownOps[M any](b *intentBase, h intentHooks[M], m *M) ([]intentOp, error) {
+	var local diag.Diagnostics
+	ip := h.spec(m, m, b.data, &local)
+	if local.HasError() {
+		return nil, fmt.Errorf("%s", diagErrorsText(local))
+	}
+	withChoices(&ip, b.data)
+	ops, _, err := ip.spec.ComposeAll(b.planning(), h.changes(m, nil, false))
+	if err != nil {
+		return nil, err
+	}
+	return ops, nil
+}
+
+func diagErrorsText(d diag.Diagnostics) string {
+	var parts []string
+	for _, e := range d.Errors() {
+		parts = append(parts, e.Summary()+": "+e.Detail())
+	}
+	return strings.Join(parts, "; ")
+}
+
+// recheckOps checks the recorded evidence of each operation's instances
+// on their hosts.
+func recheckOps(ctx context.Context, data *providerData, ops []intentOp, rec []engine.InstanceEvidence, arts []protocol.Artifact) ([]engine.InstanceEvidence, []engine.RecheckSkip) {
+	want := map[string][]string{}
+	for _, e := range rec {
+		want[e.Instance] = append(want[e.Instance], e.ID)
+	}
+	var observed []engine.InstanceEvidence
+	var skipped []engine.RecheckSkip
+	for _, op := range ops {
+		mine := map[string][]string{}
+		for _, in := range op.Composed.Plan.Instances {
+			if ids, ok := want[in.ID]; ok && !in.IsGate() {
+				mine[in.ID] = ids
+			}
+		}
+		if len(mine) == 0 {
+			continue
+		}
+		redactor := &transport.Redactor{}
+		pool, err := operation.Pool(op.Hosts, redactor)
+		if err != nil {
+			for id := range mine {
+				skipped = append(skipped, engine.RecheckSkip{Instance: id, Reason: err.Error()})
+			}
+			continue
+		}
+		res, err := engine.Recheck(ctx, pool, engine.RecheckInput{
+			Plan: op.Composed.Plan, Instances: mine, Artifacts: arts, Timeout: refreshCheckTimeout,
+			Parallelism: data.Parallelism, Redactor: redactor,
+		})
+		pool.Close()
+		if err != nil {
+			for id := range mine {
+				skipped = append(skipped, engine.RecheckSkip{Instance: id, Reason: err.Error()})
+			}
+			continue
+		}
+		observed = append(observed, res.Evidence...)
+		skipped = append(skipped, res.Skipped...)
+		for id := range mine {
+			delete(want, id)
+		}
+	}
+	sort.Slice(skipped, func(i, j int) bool { return skipped[i].Instance < skipped[j].Instance })
+	return observed, skipped
+}
+
+// mergeEvidence replaces each recorded result that the recheck observed
+// differently (passed or observed changed; a result that holds as it was
+// keeps its time, so an unchanged refresh changes nothing in state) and
+// returns the merged list and the failing results, sorted.
+func mergeEvidence(rec, observed []engine.InstanceEvidence) ([]engine.InstanceEvidence, []engine.InstanceEvidence) {
+	type key struct{ instance, id string }
+	now := map[key]engine.InstanceEvidence{}
+	for _, e := range observed {
+		now[key{e.Instance, e.ID}] = e
+	}
+	out := make([]engine.InstanceEvidence, len(rec))
+	var drifted []engine.InstanceEvidence
+	for i, e := range rec {
+		if o, ok := now[key{e.Instance, e.ID}]; ok && (o.Passed != e.Passed || observedOf(o) != e.Observed) {
+			e.Passed, e.Observed, e.CheckedAt = o.Passed, observedOf(o), o.CheckedAt
+			if o.Host != "" {
+				e.Host = o.Host
+			}
+		}
+		out[i] = e
+		if !e.Passed {
+			drifted = append(drifted, e)
+		}
+	}
+	return out, drifted
+}
+
+// observedOf is what the state records as observed: the output compared
+// or, for a failing check that printed nothing, why it failed (its exit
+// code, what was expected, the last line of its stderr), redacted.
+func observedOf(e engine.InstanceEvidence) string {
+	if !e.Passed && e.Observed == "" && e.Detail != "" {
+		return e.Detail
+	}
+	return e.Observed
+}
+
+// driftText is why a failing evidence makes a repair: its id and what it
+// observed (redacted when observed; truncated by the views).
+func driftText(e engine.InstanceEvidence) string {
+	obs := e.Observed
+	switch {
+	case obs == "":
+		obs = "observed nothing"
+	case !strings.HasPrefix(obs, "observed "):
+		obs = "observed " + obs
+	}
+	return fmt.Sprintf("evidence %s failed: %s", e.ID, truncate(obs, 200))
+}
+
+// evidenceStates is what the state's refreshed evidence says of the
+// instances of p: those to repair (a recorded check failed, or they
+// follow one that did) with why, and those satisfied (completed with the
+// same idempotency key and every recorded check holding). Nothing is
+// said with refresh_evidence off or before the resource's operation
+// completed.
+func evidenceStates(data *providerData, prior *computed, p *protocol.Plan, prefix string) (map[string]string, map[string]bool) {
+	if data == nil || !data.RefreshEvidence || prior == nil || !operationCompleted(*prior.Operation) {
+		return nil, nil
+	}
+	failed := map[string][]engine.InstanceEvidence{}
+	checked := map[string]bool{}
+	for _, e := range recordedEvidence(*prior) {
+		checked[e.Instance] = true
+		if !e.Passed {
+			failed[e.Instance] = append(failed[e.Instance], e)
+		}
+	}
+	keys := priorKeys(*prior)
+	repair := map[string]string{}
+	satisfied := map[string]bool{}
+	for _, in := range p.Instances {
+		if in.IsGate() {
+			continue
+		}
+		if fs, ok := failed[in.ID]; ok {
+			reasons := make([]string, len(fs))
+			for i, f := range fs {
+				reasons[i] = driftText(f)
+			}
+			repair[in.ID] = strings.Join(reasons, "; ")
+			continue
+		}
+		k, ok := keys[prefix+in.ID]
+		if !ok || k != in.IdempotencyKey {
+			continue
+		}
+		if checked[in.ID] || (in.Job != nil && len(in.Job.Outputs.Evidence) == 0) {
+			satisfied[in.ID] = true
+		}
+	}
+	if len(repair) == 0 {
+		return nil, satisfied
+	}
+	for id, why := range followers(p, repair) {
+		repair[id] = why
+		delete(satisfied, id)
+	}
+	return repair, satisfied
+}
+
+// followers are the job instances that depend, directly or through
+// others, on a repaired one: each says which repaired instance it follows
+// (the first by id).
+func followers(p *protocol.Plan, repair map[string]string) map[string]string {
+	dependents := map[string][]string{}
+	for _, in := range p.Instances {
+		for _, n := range in.Needs {
+			dependents[n] = append(dependents[n], in.ID)
+		}
+	}
+	out := map[string]string{}
+	roots := protocol.SortedKeys(repair)
+	for _, root := range roots {
+		queue := []string{root}
+		for len(queue) > 0 {
+			id := queue[0]
+			queue = queue[1:]
+			for _, d := range dependents[id] {
+				if _, ok := repair[d]; ok {
+					continue
+				}
+				if _, ok := out[d]; ok {
+					continue
+				}
+				out[d] = "follows the repair of " + root
+				queue = append(queue, d)
+			}
+		}
+	}
+	// Gates are not repaired: they are decided again by the approvals.
+	for id := range out {
+		if in, ok := p.Instance(id); ok && in.IsGate() {
+			delete(out, id)
+		}
+	}
+	return out
+}
+
+// priorKeys are the idempotency keys of the instances the prior state
+// planned, by planned_instances key.
+func priorKeys(c computed) map[string]string {
+	out := map[string]string{}
+	m := *c.PlannedInstances
+	if m.IsNull() || m.IsUnknown() {
+		return out
+	}
+	for id, v := range m.Elements() {
+		o, ok := v.(types.Object)
+		if !ok {
+			continue
+		}
+		if s, ok := o.Attributes()["idempotency_key"].(types.String); ok {
+			out[id] = s.ValueString()
+		}
+	}
+	return out
+}
+
+// withRepair is the changes of a plan: those the configuration asks
+// for, or, when it asks for none and the refreshed evidence of the prior
+// state failed, the resource's own plan again as a repair.
+func withRepair[M any](b *intentBase, h intentHooks[M], plan, prior *M, changes []intent.Change) []intent.Change {
+	if len(changes) > 0 || prior == nil || b.data == nil || !b.data.RefreshEvidence {
+		return changes
+	}
+	c := h.computed(prior)
+	if !operationCompleted(*c.Operation) {
+		return changes
+	}
+	for _, e := range recordedEvidence(c) {
+		if !e.Passed {
+			return h.changes(plan, nil, false)
+		}
+	}
+	return changes
+}
+
+// repairSet is the instances apply runs again although their markers
+// stand, over every operation (engine.RunInput.Repair).
+func repairSet[M any](b *intentBase, h intentHooks[M], priorModel *M, ops []intentOp) map[string]string {
+	if priorModel == nil {
+		return nil
+	}
+	data, c := b.data, h.computed(priorModel)
+	prior := &c
+	out := map[string]string{}
+	for _, op := range ops {
+		repair, _ := evidenceStates(data, prior, op.Composed.Plan, opPrefix(ops, op))
+		for id, why := range repair {
+			out[id] = why
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// opPrefix is the planned_instances key prefix of op's instances.
+func opPrefix(ops []intentOp, op intentOp) string {
+	if len(ops) == 1 {
+		return ""
+	}
+	return op.Action + "/"
+}
+
+// showRefreshedViews is showIntentPlanViews with what the refreshed
+// evidence of the prior state says: instances to repair, and instances
+// satisfied.
+func showRefreshedViews[M any](b *intentBase, h intentHooks[M], m, prior *M, ops []intentOp, diags *diag.Diagnostics) {
+	approvals, _ := h.decisions(m)
+	var pc *computed
+	if prior != nil {
+		c := h.computed(prior)
+		pc = &c
+	}
+	ov := opViews{ops: ops}
+	for _, op := range ops {
+		st := gateStates(op.Composed.Plan, approvals, b.data.Actor)
+		st.Repair, st.Satisfied = evidenceStates(b.data, pc, op.Composed.Plan, opPrefix(ops, op))
+		ov.views = append(ov.views, planner.Views(op.Composed.Plan, st))
+	}
+	c := h.computed(m)
+	ov.set(c)
+	ov.warnWaiting(diags)
+}
