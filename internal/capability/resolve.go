@@ -45,10 +45,19 @@ type resolution struct {
 // an error wrapping ErrUnsatisfiable, saying what would satisfy the
 // requirement, when nothing can.
 func Resolve(req Request) (Decision, error) {
+	r := &resolution{req: req, key: req.Requirement.Key, env: req.Environment}
+	d, err := r.resolve()
+	if err != nil {
+		return d, err
+	}
+	return r.withCandidates(d), nil
+}
+
+func (r *resolution) resolve() (Decision, error) {
+	req := r.req
 	if err := req.Requirement.Validate(); err != nil {
 		return Decision{}, fmt.Errorf("resolve: %w", err)
 	}
-	r := &resolution{req: req, key: req.Requirement.Key, env: req.Environment}
 	r.policy, r.hasPolicy = req.Policy.Lookup(r.key, r.env)
 	r.constraints = make(map[string]string, len(req.Requirement.Constraints)+1)
 	for k, v := range req.Requirement.Constraints {

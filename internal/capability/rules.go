@@ -243,3 +243,17 @@ func shapedNote(c *Create) string {
 	}
 	return "; shaped by the constraints: " + strings.Join(c.Shaped, ", ")
 }
+
+// withCandidates records, when rules were weighed, every candidate's
+// verdict on the binding the plan keeps.
+func (r *resolution) withCandidates(d Decision) Decision {
+	if len(r.req.Rules) == 0 {
+		return d
+	}
+	d.Binding.Candidates = nil
+	for _, c := range d.Candidates {
+		d.Binding.Candidates = append(d.Binding.Candidates, protocol.BindingCandidate{
+			Name: c.Name, Provider: c.Provider, Accepted: c.Accepted, DecidedBy: c.DecidedBy, Reason: strings.Join(c.Reasons, "; ")})
+	}
+	return d
+}

@@ -179,3 +179,27 @@ func TestCheckRule(t *testing.T) {
 		}
 	}
 }
+
+// With rules, the binding the plan keeps carries every candidate's
+// verdict and what decided it; without rules it carries none.
+func TestBindingCarriesCandidatesWhenRulesWeighed(t *testing.T) {
+	pol := Policy{s3: {"prod": {AllowedProviders: []string{"shared_minio", "aws_s3"}}}}
+	req := Request{Requirement: protocol.CapabilityRequirement{Key: s3}, Environment: "prod", Policy: pol,
+		Candidates: []Candidate{sharedMinio, awsEncrypted}, Context: Context{Criticality: "high"},
+		Rules: []Rule{{Name: "critical-not-shared", Criticality: []string{"high"}, Providers: []string{"shared_minio"}, Effect: EffectDeny}}}
+	d, err := Resolve(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range d.Binding.Candidates {
+		got[c.Name] = c.DecidedBy
+	}
+	if len(got) != 2 || got["cp_minio.shared"] != `rule 1 "critical-not-shared"` || got["aws-s3-eu"] != "capability_policy object_storage.s3 prod" {
+		t.Errorf("got: %+v want both candidates with what decided each", d.Binding.Candidates)
+	}
+	req.Rules = nil
+	if d, _ := Resolve(req); d.Binding.Candidates != nil {
+		t.Errorf("got: %+v without rules want: none", d.Binding.Candidates)
+	}
+}

@@ -106,6 +106,7 @@ func writeCompactChanges(sb *strings.Builder, p *protocol.Plan) {
 				prov = " " + b.Provider
 			}
 			fmt.Fprintf(sb, "  - %s: %s%s\n", b.Requirement.Key, b.Decision, prov)
+			writeBindingCandidates(sb, b)
 		}
 	}
 	if len(p.SubOps) > 0 {

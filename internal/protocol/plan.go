@@ -84,6 +84,18 @@ type Binding struct {
 	Provider    string                `json:"provider,omitempty"`
 	Capability  *Capability           `json:"capability,omitempty"`
 	Reason      string                `json:"reason"`
+	// Candidates say, when policy rules were weighed, what each candidate
+	// (or provider a pack would create) came to and which rule decided.
+	Candidates []BindingCandidate `json:"candidates,omitempty"`
+}
+
+// BindingCandidate is one candidate of a binding with its verdict.
+type BindingCandidate struct {
+	Name      string `json:"name"`
+	Provider  string `json:"provider"`
+	Accepted  bool   `json:"accepted"`
+	DecidedBy string `json:"decided_by"`
+	Reason    string `json:"reason"`
 }
 
 // Instance returns the instance with the given id.
