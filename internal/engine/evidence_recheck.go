@@ -36,6 +36,12 @@ type RecheckInput struct {
 	Artifacts []protocol.Artifact
 	// StateDir is the engine's directory on hosts (default /var/lib/cp).
 	StateDir string
+	// StateBecome says the engine's files on hosts are read through sudo
+	// (the login user is not root): a host whose checks read a kept
+	// artifact then runs its batch through sudo, which copies the file
+	// into the batch's private directory for the login user, as a run
+	// gives its inputs.
+	StateBecome bool
 	// Timeout bounds each check (default 30s).
 	Timeout time.Duration
 	// Parallelism bounds the hosts checked at once (default 16).
@@ -77,9 +83,11 @@ func (r RecheckResult) Failed() map[string][]InstanceEvidence {
 }
 
 // recheckCmd runs CP_N evidence checks, each in a subshell with its own
-// environment (CP_VN<i> entries: CP_VK<i>_<j> name, CP_VV<i>_<j> value,
+// environment (CP_VN<i> entries: CP_VK<i>_<j> name, CP_VV<i>_<j> value;
 // CP_VF<i>_<j> set when the value is the content of an input file to
-// write and point the name at), under timeout(1) with CP_T<i> seconds; a
+// write and point the name at, CP_VC<i>_<j> when it is the path of a
+// kept file to copy and point the name at the copy), under timeout(1)
+// with CP_T<i> seconds; a
 // check with CP_U<i> set runs as the login user when the batch runs
 // through sudo. Names are checked by the engine ([A-Z_][A-Z0-9_]*) before
 // they are sent; values are only ever expanded, never evaluated; the
@@ -93,9 +101,12 @@ while [ "$__cp_i" -lt "${CP_N:-0}" ]; do
     eval "__cp_c=\${CP_C$__cp_i} __cp_to=\${CP_T$__cp_i} __cp_vn=\${CP_VN$__cp_i:-0} __cp_u=\${CP_U$__cp_i:-}"
     __cp_j=0
     while [ "$__cp_j" -lt "$__cp_vn" ]; do
-      eval "__cp_n=\${CP_VK${__cp_i}_$__cp_j} __cp_v=\${CP_VV${__cp_i}_$__cp_j} __cp_f=\${CP_VF${__cp_i}_$__cp_j:-}"
+      eval "__cp_n=\${CP_VK${__cp_i}_$__cp_j} __cp_v=\${CP_VV${__cp_i}_$__cp_j} __cp_f=\${CP_VF${__cp_i}_$__cp_j:-} __cp_cp=\${CP_VC${__cp_i}_$__cp_j:-}"
       if [ -n "$__cp_f" ]; then
         printf '%s' "$__cp_v" >"$__cp_d/in.$__cp_i.$__cp_j" || exit 95
+        __cp_v=$__cp_d/in.$__cp_i.$__cp_j
+      elif [ -n "$__cp_cp" ]; then
+        (umask 077; cat -- "$__cp_v" >"$__cp_d/in.$__cp_i.$__cp_j") || exit 95
         __cp_v=$__cp_d/in.$__cp_i.$__cp_j
       fi
       export "$__cp_n=$__cp_v"
@@ -124,8 +135,9 @@ type recheckItem struct {
 	in  *protocol.JobInstance
 	ev  protocol.Evidence
 	env map[string]string
-	// files are the env names whose value is an input file's content.
-	files map[string]bool
+	// files are the env names whose value is an input file's content;
+	// kept those whose value is the path of a kept file to copy.
+	files, kept map[string]bool
 }
 
 // Recheck runs the evidence checks of the completed instances again, one
@@ -223,7 +235,7 @@ func recheckItems(in RecheckInput) (map[string][]recheckItem, []RecheckSkip, err
 		if ji.RunOn != "" {
 			exec = ji.RunOn
 		}
-		env, files, why := recheckEnv(in, lay, ji, exec)
+		env, files, kept, why := recheckEnv(in, lay, ji, exec)
 		if why != "" {
 			skipped = append(skipped, RecheckSkip{Instance: id, Host: exec, Reason: why})
 			continue
@@ -236,7 +248,7 @@ func recheckItems(in RecheckInput) (map[string][]recheckItem, []RecheckSkip, err
 			if len(want) > 0 && !want[ev.ID] {
 				continue
 			}
-			byHost[exec] = append(byHost[exec], recheckItem{in: ji, ev: ev, env: env, files: files})
+			byHost[exec] = append(byHost[exec], recheckItem{in: ji, ev: ev, env: env, files: files, kept: kept})
 		}
 	}
 	return byHost, skipped, nil
@@ -247,7 +259,7 @@ func recheckItems(in RecheckInput) (map[string][]recheckItem, []RecheckSkip, err
 // kept-artifact directory (CP_OUTPUT_DIR too, where its own declared
 // artifacts are kept), and its input artifacts. A reason is returned when
 // an input cannot be given on exec.
-func recheckEnv(in RecheckInput, lay layout, ji *protocol.JobInstance, exec string) (map[string]string, map[string]bool, string) {
+func recheckEnv(in RecheckInput, lay layout, ji *protocol.JobInstance, exec string) (map[string]string, map[string]bool, map[string]bool, string) {
 	key := instanceKey(ji)
 	env := map[string]string{
 		protocol.EnvHost:      ji.Host,
@@ -267,7 +279,7 @@ func recheckEnv(in RecheckInput, lay layout, ji *protocol.JobInstance, exec stri
 	if c := boundCluster(in.Plan); c != "" {
 		env[protocol.EnvBoundCluster] = c
 	}
-	files := map[string]bool{}
+	files, kept := map[string]bool{}, map[string]bool{}
 	for _, ref := range ji.Job.Inputs.Requires.Artifacts {
 		name := protocol.EnvArtifactPrefix + protocol.EnvName(ref.ID)
 		a, ok := pickRecheckArtifact(in.Artifacts, ref.ID, exec)
@@ -275,15 +287,16 @@ func recheckEnv(in RecheckInput, lay layout, ji *protocol.JobInstance, exec stri
 		case ok && a.Ref != "":
 			_, p, _ := protocol.SplitRef(a.Ref)
 			env[name] = p
+			kept[name] = true
 		case ok:
 			env[name] = a.Value
 			files[name] = true
 		case ref.Optional:
 		default:
-			return nil, nil, fmt.Sprintf("its input artifact %s is not kept on host %s", ref.ID, exec)
+			return nil, nil, nil, fmt.Sprintf("its input artifact %s is not kept on host %s", ref.ID, exec)
 		}
 	}
-	return env, files, ""
+	return env, files, kept, ""
 }
 
 // pickRecheckArtifact finds artifact id: a secret kept on host, else a
@@ -310,7 +323,7 @@ func pickRecheckArtifact(arts []protocol.Artifact, id, host string) (protocol.Ar
 // recheckHost runs the checks of one host in one command and judges them.
 // ran says whether the command was run.
 func recheckHost(ctx context.Context, d transport.Dialer, in RecheckInput, host string, items []recheckItem) ([]InstanceEvidence, bool, error) {
-	env, become, err := recheckBatchEnv(items, in.Timeout)
+	env, become, err := recheckBatchEnv(items, in.Timeout, in.StateBecome)
 	if err != nil {
 		return nil, false, fmt.Errorf("check evidence on host %s: %w", host, err)
 	}
@@ -364,22 +377,22 @@ func recheckHost(ctx context.Context, d transport.Dialer, in RecheckInput, host 
 
 // recheckBatchEnv encodes the items for recheckCmd: what every item's
 // environment shares goes once at the top, the rest per item. The batch
-// runs through sudo when any check needs it; the others then run as the
-// login user.
-func recheckBatchEnv(items []recheckItem, timeout time.Duration) (map[string]string, bool, error) {
+// runs through sudo when any check needs it, or reads a kept file with
+// stateBecome; the other checks then run as the login user.
+func recheckBatchEnv(items []recheckItem, timeout time.Duration, stateBecome bool) (map[string]string, bool, error) {
 	become := false
 	for _, it := range items {
-		become = become || it.ev.Become
+		become = become || it.ev.Become || (stateBecome && len(it.kept) > 0)
 	}
 	shared := map[string]string{}
 	if len(items) > 0 {
 		for k, v := range items[0].env {
-			if items[0].files[k] {
+			if items[0].files[k] || items[0].kept[k] {
 				continue
 			}
 			same := true
 			for _, it := range items[1:] {
-				if w, ok := it.env[k]; !ok || w != v || it.files[k] {
+				if w, ok := it.env[k]; !ok || w != v || it.files[k] || it.kept[k] {
 					same = false
 					break
 				}
@@ -414,6 +427,9 @@ func recheckBatchEnv(items []recheckItem, timeout time.Duration) (map[string]str
 			env["CP_VK"+m], env["CP_VV"+m] = k, it.env[k]
 			if it.files[k] {
 				env["CP_VF"+m] = "1"
+			}
+			if it.kept[k] {
+				env["CP_VC"+m] = "1"
 			}
 			j++
 		}

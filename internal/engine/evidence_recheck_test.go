@@ -256,7 +256,7 @@ func TestRecheck_unreachableHost(t *testing.T) {
 func TestRecheckBatchEnv_refusesNames(t *testing.T) {
 	it := recheckItem{in: &protocol.JobInstance{ID: "x"}, ev: protocol.Evidence{ID: "e", Command: "true"},
 		env: map[string]string{"CP_PARAM_A;B": "1"}}
-	if _, _, err := recheckBatchEnv([]recheckItem{it, {in: it.in, ev: it.ev, env: map[string]string{}}}, time.Second); err == nil {
+	if _, _, err := recheckBatchEnv([]recheckItem{it, {in: it.in, ev: it.ev, env: map[string]string{}}}, time.Second, false); err == nil {
 		t.Fatal("a name with ';' is not refused")
 	}
 }
@@ -281,5 +281,32 @@ func TestRunRepairRunsOnlyTheNamedInstances(t *testing.T) {
 	}
 	for _, id := range []string{"runtime[m1]", "runtime[w1]", "join[w1]", "join[w2]"} {
 		wantStatus(t, res, id, StatusSatisfied)
+	}
+}
+
+// A kept input secret reaches its check as a private copy in the batch's
+// directory, never by its kept path; with StateBecome the batch that
+// copies it runs through sudo, and without, it does not.
+func TestRecheck_keptInputIsCopied(t *testing.T) {
+	for _, stateBecome := range []bool{false, true} {
+		n := newCountingNet(t, "node-1")
+		kept := filepath.Join(n.hostRoot("node-1"), "kept-token")
+		writeHostFile(t, n, "node-1", "kept-token", "tok")
+		job := newJob("use-token", protocol.Evidence{ID: "copied",
+			Command: `case "$CP_ARTIFACT_JOIN_TOKEN" in "${TMPDIR:-/tmp}"/cp.*) cat "$CP_ARTIFACT_JOIN_TOKEN";; *) echo "in place: $CP_ARTIFACT_JOIN_TOKEN";; esac`,
+			Expected: "tok"})
+		job.Inputs.Requires.Artifacts = []protocol.ArtifactRef{{ID: "join.token"}}
+		p := &protocol.Plan{ID: "p4", Instances: []*protocol.JobInstance{newInst(job, "s", "node-1")}}
+		arts := []protocol.Artifact{{ID: "join.token", Sensitivity: protocol.SensitivitySecret, Ref: protocol.HostRef("node-1", kept)}}
+		res, err := Recheck(context.Background(), n, RecheckInput{Plan: p, Instances: allInstances(p), Artifacts: arts, StateBecome: stateBecome})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Evidence) != 1 || !res.Evidence[0].Passed {
+			t.Fatalf("stateBecome=%v: %+v", stateBecome, res.Evidence)
+		}
+		if len(n.cmds) != 1 || n.cmds[0].Become != stateBecome {
+			t.Errorf("stateBecome=%v: batch become %v", stateBecome, n.cmds[0].Become)
+		}
 	}
 }

@@ -199,9 +199,13 @@ func recheckOps(ctx context.Context, data *providerData, ops []intentOp, rec []e
 			}
 			continue
 		}
+		become := false
+		for _, h := range op.Hosts {
+			become = become || h.Access.User != "root"
+		}
 		res, err := engine.Recheck(ctx, pool, engine.RecheckInput{
 			Plan: op.Composed.Plan, Instances: mine, Artifacts: arts, Timeout: refreshCheckTimeout,
-			Parallelism: data.Parallelism, Redactor: redactor,
+			Parallelism: data.Parallelism, Redactor: redactor, StateBecome: become,
 		})
 		pool.Close()
 		if err != nil {
