@@ -250,7 +250,7 @@ func (r *run) result() *Result {
 		}
 		if ir.Status.Finished() && st.in.Job != nil {
 			for _, c := range st.in.Job.Outputs.Provides.Capabilities {
-				pc := ProvidedCapability{Key: c.Key, Scope: c.Scope, Instance: ir.ID, Attributes: c.Attributes}
+				pc := ProvidedCapability{Key: c.Key, Scope: c.Scope, Instance: ir.ID, Attributes: r.capAttributes(st, c.Attributes)}
 				if c.Scope.Normal() == protocol.ScopeNode {
 					pc.Host = st.host
 				}

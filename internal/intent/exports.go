@@ -2,48 +2,62 @@ package intent
 
 import (
 	"maps"
+	"regexp"
 	"slices"
-	"strings"
 
 	"github.com/intentops/terraform-provider-cp/internal/capability"
 	"github.com/intentops/terraform-provider-cp/internal/engine"
+	"github.com/intentops/terraform-provider-cp/internal/paramtype"
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
 
+// ownValueSpecs are the types the intent's own export values are checked
+// against before they are substituted.
+var ownValueSpecs = map[string]protocol.ParamSpec{
+	"name": {Type: paramtype.String}, "environment": {Type: paramtype.String},
+	"region": {Type: paramtype.String}, "api_endpoint": {Type: paramtype.URL},
+}
+
 // ExportValues are the values an export's {placeholders} are replaced
-// with: the pack's parameter defaults, the intent's parameters over them,
-// then the intent's own values (protocol.ExportValues: name, environment,
-// region, api_endpoint) where set.
+// with: for each parameter the pack declares, the intent's value or else
+// the default; then the intent's own values (protocol.ExportValues: name,
+// environment, region, api_endpoint) where set. Only type-checked values
+// are substituted: a value that is not one of its declared type (a
+// parameter's, a URL for api_endpoint, text without control characters
+// for the others) is left out, and so is a parameter the pack does not
+// declare, whose type nothing says. (Attributes a job reports are
+// substituted by the engine from the instance's parameters, which the
+// planner checked.)
 func ExportValues(pack *protocol.ScenarioPack, params, own map[string]string) map[string]string {
 	out := map[string]string{}
 	if pack != nil {
-		for k, p := range pack.Parameters {
-			if p.Default != "" {
-				out[k] = p.Default
+		for k, spec := range pack.Parameters {
+			v := params[k]
+			if v == "" {
+				v = spec.Default
+			}
+			if v != "" && paramtype.Check(spec, v) == nil {
+				out[k] = v
 			}
 		}
 	}
-	for k, v := range params {
-		if v != "" {
-			out[k] = v
-		}
-	}
 	for k, v := range own {
-		if protocol.ExportValues[k] && v != "" {
+		if spec, ok := ownValueSpecs[k]; ok && protocol.ExportValues[k] && v != "" && paramtype.Check(spec, v) == nil {
 			out[k] = v
 		}
 	}
 	return out
 }
 
-// Substitute replaces each {name} in s with values[name]; a name without
-// a value becomes empty.
+// Substitute replaces each {name} in s with values[name], in one pass (a
+// value holding braces is not substituted again); a name without a value
+// becomes empty.
 func Substitute(s string, values map[string]string) string {
-	for _, name := range protocol.KeyParams(s) {
-		s = strings.ReplaceAll(s, "{"+name+"}", values[name])
-	}
-	return s
+	return placeholder.ReplaceAllStringFunc(s, func(m string) string { return values[m[1:len(m)-1]] })
 }
+
+// placeholder is a {name} of an attribute, as protocol.KeyParams reads it.
+var placeholder = regexp.MustCompile(`\{[a-zA-Z0-9_.]+\}`)
 
 // substituteAll substitutes every attribute value and drops those left
 // empty (an unset region is no region).
