@@ -14,7 +14,11 @@
 // instance fails, its dependents are skipped with the reason ("skipped:
 // needs join-workers[worker-3] which failed") and independent branches keep
 // running; with Config.FailFast no new instance starts after the first
-// failure (running ones finish).
+// failure (running ones finish). A Serial job's rolling stops once more
+// of its instances failed than Controls.MaxFailures allows (0: at the
+// first): its instances not started yet are skipped ("not run: rolling
+// job upgrade-node stopped at its first failed host ..."), with their
+// dependents; running ones finish.
 //
 // An instance without a host (a job that expands once) runs on the first
 // host of the intent with role master, or, when the intent has no master,
@@ -152,6 +156,13 @@
 // step-by-step path the group timeout(1) leads, found by the run
 // directory in its environment. Then the commands are cut off and the
 // locks released.
+//
+// A time limit on the run's context (a *TimeoutError cause, or a bare
+// deadline) stops the run like an abort: without grace, the running jobs
+// are sent TERM at once. The operation ends Interrupted with a timed_out
+// timeline entry, the stopped instances are Interrupted (not failed),
+// and Result.TimedOut names the limit, those instances and what the stop
+// did on each host. Running the plan again resumes it.
 //
 // # Secrets
 //
