@@ -10,7 +10,13 @@ import (
 // RenderSimple is the simple-mode view: the plan title, then one line per
 // stage with its job count and a status word; a sub-operation shows as one
 // dependency line, a gate as what it waits for.
-func RenderSimple(p *protocol.Plan) string {
+func RenderSimple(p *protocol.Plan) string { return RenderSimpleState(p, ViewState{}) }
+
+// RenderSimpleState is RenderSimple with what st says of the instances:
+// a stage's jobs read "done" once the operation completed, and "N will
+// run, M satisfied" (with the repairs) when st says which are satisfied
+// or repaired, instead of "pending".
+func RenderSimpleState(p *protocol.Plan, st ViewState) string {
 	var sb strings.Builder
 	title := p.Title
 	if title == "" {
@@ -19,10 +25,10 @@ func RenderSimple(p *protocol.Plan) string {
 	fmt.Fprintf(&sb, "%s (%s)\n", title, p.Display())
 	ahead := gatesAhead(p)
 	subDone := map[string]bool{}
-	for _, st := range p.Stages {
+	for _, stage := range p.Stages {
 		var jobs, gates []*protocol.JobInstance
 		sub := ""
-		for _, id := range st.Instances {
+		for _, id := range stage.Instances {
 			in, _ := p.Instance(id)
 			if in.IsGate() {
 				gates = append(gates, in)
@@ -44,10 +50,10 @@ func RenderSimple(p *protocol.Plan) string {
 				continue
 			}
 			subDone[sub] = true
-			fmt.Fprintf(&sb, "  %s\n", subOpLine(p, sub, ahead))
+			fmt.Fprintf(&sb, "  %s\n", subOpLine(p, sub, ahead, st))
 			continue
 		}
-		fmt.Fprintf(&sb, "  %s: %d %s, %s\n", st.Title, len(jobs), plural(len(jobs), "job", "jobs"), stageStatus(jobs, ahead))
+		fmt.Fprintf(&sb, "  %s: %d %s, %s\n", stage.Title, len(jobs), plural(len(jobs), "job", "jobs"), stageStatus(jobs, ahead, st))
 	}
 	return sb.String()
 }
@@ -60,8 +66,10 @@ func gateWaitText(g *protocol.Gate) string {
 	return s
 }
 
-// stageStatus is "pending", "pending, N inserted" or "waiting for <gates>".
-func stageStatus(jobs []*protocol.JobInstance, ahead map[string][]string) string {
+// stageStatus is "pending" (or, as st says, "done" or "N will run, M
+// satisfied, R repair"), "waiting for <gates>", with the count of jobs
+// added to the template.
+func stageStatus(jobs []*protocol.JobInstance, ahead map[string][]string, st ViewState) string {
 	var waits []string
 	seen := map[string]bool{}
 	changed := 0
@@ -77,8 +85,13 @@ func stageStatus(jobs []*protocol.JobInstance, ahead map[string][]string) string
 		}
 	}
 	s := "pending"
-	if len(waits) > 0 {
+	switch {
+	case st.Completed:
+		s = "done"
+	case len(waits) > 0:
 		s = "waiting for " + strings.Join(waits, ", ")
+	case st.Satisfied != nil || st.Repair != nil:
+		s = jobStatusCounts(jobs, st)
 	}
 	if changed > 0 {
 		s += fmt.Sprintf(" (%d added to the template)", changed)
@@ -86,7 +99,7 @@ func stageStatus(jobs []*protocol.JobInstance, ahead map[string][]string) string
 	return s
 }
 
-func subOpLine(p *protocol.Plan, id string, ahead map[string][]string) string {
+func subOpLine(p *protocol.Plan, id string, ahead map[string][]string, st ViewState) string {
 	var so protocol.SubOperation
 	for _, s := range p.SubOps {
 		if s.ID == id {
@@ -100,5 +113,5 @@ func subOpLine(p *protocol.Plan, id string, ahead map[string][]string) string {
 		}
 	}
 	return fmt.Sprintf("Dependency %s: creating %s with %s, %d %s, %s", so.Capability, so.Pack, so.Template,
-		len(jobs), plural(len(jobs), "job", "jobs"), stageStatus(jobs, ahead))
+		len(jobs), plural(len(jobs), "job", "jobs"), stageStatus(jobs, ahead, st))
 }

@@ -28,6 +28,9 @@ type ViewState struct {
 	// The caller redacts it; the compact view truncates it, and
 	// planned_instances shows the instance's status as repair.
 	Repair map[string]string
+	// Completed says the plan's operation completed: every job ran or
+	// was satisfied (the simple view reads "done").
+	Completed bool
 }
 
 // GateState is the evaluated decision for one gate.
@@ -66,6 +69,20 @@ func (s ViewState) JobStatus(id string) string {
 		return StatusSatisfied
 	}
 	return StatusWillRun
+}
+
+// jobStatusCounts is "N will run, M satisfied", with ", R repair" when
+// there are repairs.
+func jobStatusCounts(jobs []*protocol.JobInstance, st ViewState) string {
+	counts := map[string]int{}
+	for _, in := range jobs {
+		counts[st.JobStatus(in.ID)]++
+	}
+	s := fmt.Sprintf("%d will run, %d satisfied", counts[StatusWillRun], counts[StatusSatisfied])
+	if n := counts[StatusRepair]; n > 0 {
+		s += fmt.Sprintf(", %d repair", n)
+	}
+	return s
 }
 
 // writeRepairs lists, in a job group whose instances do not all share

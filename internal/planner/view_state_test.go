@@ -74,3 +74,29 @@ func TestTruncateText(t *testing.T) {
 		}
 	}
 }
+
+// The simple view reads pending without statuses, the counts of each
+// stage with them, and done once the operation completed.
+func TestRenderSimpleState(t *testing.T) {
+	k := builtinPack(t, "kubernetes")
+	in := createInput(k)
+	in.Intent = clusterIntent(1, 3)
+	p := builtinCluster(t, in)
+	if got := RenderSimpleState(p, ViewState{}); got != RenderSimple(p) || !strings.Contains(got, "Validate nodes: 5 jobs, pending\n") {
+		t.Errorf("without statuses:\n%s", got)
+	}
+	st := ViewState{Satisfied: map[string]bool{}, Repair: map[string]string{"validate-nodes[worker-2]": "evidence x failed"}}
+	for _, ji := range p.Instances {
+		if ji.Stage == "validate-nodes" && ji.Host != "worker-2" && ji.Host != "" {
+			st.Satisfied[ji.ID] = true
+		}
+	}
+	got := RenderSimpleState(p, st)
+	if !strings.Contains(got, "Validate nodes: 5 jobs, 1 will run, 3 satisfied, 1 repair\n") || !strings.Contains(got, "Install CNI: 1 job, 1 will run, 0 satisfied\n") {
+		t.Errorf("with statuses:\n%s", got)
+	}
+	done := RenderSimpleState(p, ViewState{Completed: true})
+	if strings.Contains(done, "pending") || !strings.Contains(done, "Validate nodes: 5 jobs, done\n") {
+		t.Errorf("completed:\n%s", done)
+	}
+}
