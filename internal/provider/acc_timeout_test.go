@@ -2,7 +2,9 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -18,7 +20,8 @@ import (
 // its host with its log tail and the advice that fits (no intervention
 // advice), and the sleep is no longer running on the host. A later apply
 // with a longer timeout completes, and mark-first, which finished before
-// the timeout, does not run again.
+// the timeout, does not run again. The capability in state has its
+// {placeholders} substituted.
 func TestAccTimeout_stopsOnTime(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("TF_ACC is not set")
@@ -41,10 +44,11 @@ provider "cp" {
 }
 
 resource "cp_scenario" "tp" {
-  pack     = "timeout-probe"
-  name     = "tp"
-  hosts    = [{ name = %q, address = %q }]
-  timeouts = { create = %q }
+  pack       = "timeout-probe"
+  name       = "tp"
+  hosts      = [{ name = %q, address = %q }]
+  parameters = { namespace = "tp-ns" }
+  timeouts   = { create = %q }
 }
 `, pack, h.User, c.KeyPath(), c.KnownHostsPath(), h.Name, h.Addr, create)
 	}
@@ -121,9 +125,53 @@ resource "cp_scenario" "tp" {
 	if strings.TrimSpace(probe("slept")) != "yes" {
 		t.Error("sleep-long did not finish under the longer timeout")
 	}
+	show, err := tofu("show.log", "show", "-json")
+	if err != nil {
+		t.Fatalf("show: %v\n%s", err, show)
+	}
+	// The pack's provides and mark-first's capability, their {placeholders}
+	// substituted: parameters (given and default), the name, {job_id} and
+	// {cluster}.
+	want := map[string]string{"endpoint": "http://probe.tp-ns.svc:8080", "owner": "tp", "marked_by": "mark-first@tp"}
+	if got := stateCapability(t, show, "cp_scenario.tp", "timeout.probe"); !maps.Equal(got, want) {
+		t.Errorf("capability timeout.probe in state got: %v want: %v", got, want)
+	}
 	if out, err := tofu("destroy.log", "destroy", "-auto-approve"); err != nil {
 		t.Fatalf("destroy: %v\n%s", err, out)
 	}
+}
+
+// stateCapability returns the attributes of capability key of resource
+// addr in `tofu show -json` output.
+func stateCapability(t *testing.T, show, addr, key string) map[string]string {
+	t.Helper()
+	var st struct {
+		Values struct {
+			RootModule struct {
+				Resources []struct {
+					Address string `json:"address"`
+					Values  struct {
+						Capabilities []struct {
+							Key        string            `json:"key"`
+							Attributes map[string]string `json:"attributes"`
+						} `json:"capabilities"`
+					} `json:"values"`
+				} `json:"resources"`
+			} `json:"root_module"`
+		} `json:"values"`
+	}
+	must(t, json.Unmarshal([]byte(show[strings.Index(show, "{"):]), &st))
+	for _, r := range st.Values.RootModule.Resources {
+		if r.Address != addr {
+			continue
+		}
+		for _, c := range r.Values.Capabilities {
+			if c.Key == key {
+				return c.Attributes
+			}
+		}
+	}
+	return nil
 }
 
 // flatten joins OpenTofu's boxed, wrapped diagnostic lines into one line
