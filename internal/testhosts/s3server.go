@@ -187,7 +187,7 @@ func StartS3(ctx context.Context, opts S3Options) (*S3Server, error) {
 	// optional started, no telemetry, and buckets only by CreateBucket.
 	args := []string{"server", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-dir=" + data,
 		"-master.port=" + port(0), "-master.port.grpc=" + port(1), "-master.volumeSizeLimitMB=64", "-master.telemetry=false",
-		"-volume.port=" + port(2), "-volume.port.grpc=" + port(3), "-volume.max=8",
+		"-volume.port=" + port(2), "-volume.port.grpc=" + port(3), "-volume.max=500",
 		"-filer", "-filer.port=" + port(4), "-filer.port.grpc=" + port(5), "-filer.localSocket=" + filepath.Join(dir, "filer.sock"),
 		"-s3", "-s3.port=" + port(6), "-s3.port.grpc=" + port(7), "-s3.config=" + cfgPath, "-s3.autoCreateBucket=false",
 		"-s3.port.iceberg=0", "-s3.port.lance=0", "-s3.localSocket=" + filepath.Join(dir, "s3.sock")}
