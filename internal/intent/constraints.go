@@ -152,3 +152,64 @@ func RuleRoles(rules []capability.Rule) []string {
 	}
 	return out
 }
+
+// RequirementKeys are the constraints a consumer may set on a
+// requirement.
+var RequirementKeys = []string{"access_mode", "encryption", "min_capacity_gb", "region"}
+
+// ParseRequirements reads requirements as HCL gives them (capability ->
+// constraint -> value): a key that is not a constraint, a capacity that is
+// not a whole number and an encryption that is not true or false are
+// refused on their path; the rest is checked by CheckRequirements.
+func ParseRequirements(base Path, pack *protocol.ScenarioPack, raw map[string]map[string]string) (map[string]map[string]string, Problems) {
+	var ps Problems
+	typed := map[string]RequirementConstraints{}
+	for _, key := range protocol.SortedKeys(raw) {
+		var c RequirementConstraints
+		for _, k := range protocol.SortedKeys(raw[key]) {
+			v, p := raw[key][k], base.Key(key).Key(k)
+			switch k {
+			case "min_capacity_gb":
+				n, err := strconv.ParseInt(v, 10, 64)
+				if err != nil {
+					ps.add(p, "Invalid capacity", "%s is not a whole number of GB; give the least capacity, e.g. 200.", paramtype.Quote(v))
+					continue
+				}
+				c.MinCapacityGB = &n
+			case "encryption":
+				if v != "true" && v != "false" {
+					ps.add(p, "Invalid encryption", "%s is not true or false.", paramtype.Quote(v))
+					continue
+				}
+				b := v == "true"
+				c.Encryption = &b
+			case "access_mode":
+				c.AccessMode = v
+			case "region":
+				c.Region = v
+			default:
+				ps.add(p, "Unknown constraint", "%s is not a constraint a requirement takes; use %s.", paramtype.Quote(k), quoteList(RequirementKeys))
+			}
+		}
+		typed[key] = c
+	}
+	out, more := CheckRequirements(base, pack, typed)
+	// CheckRequirements names fields as attributes; as map keys here.
+	for i := range more {
+		more[i].Path = attrsAsKeys(more[i].Path)
+	}
+	return out, append(ps, more...)
+}
+
+// attrsAsKeys turns the attribute steps after the first two (the
+// requirements attribute and its capability key) into map keys.
+func attrsAsKeys(p Path) Path {
+	out := make(Path, len(p))
+	copy(out, p)
+	for i := 2; i < len(out); i++ {
+		if out[i].Kind == StepAttr {
+			out[i].Kind = StepKey
+		}
+	}
+	return out
+}

@@ -122,3 +122,29 @@ func TestCheckPolicyContextAndRules(t *testing.T) {
 		t.Errorf("got: %s want: the duplicate name, the exception without roles and the unknown capability", got)
 	}
 }
+
+// As HCL gives them (strings), unknown keys and badly typed values are
+// refused on their path.
+func TestParseRequirements(t *testing.T) {
+	tempo := pack(t, "tempo")
+	cases := []struct {
+		raw  map[string]string
+		path string
+		text string
+	}{
+		{map[string]string{"capacity": "1"}, `requirements["object_storage.s3"]["capacity"]`, "is not a constraint"},
+		{map[string]string{"min_capacity_gb": "lots"}, `requirements["object_storage.s3"]["min_capacity_gb"]`, "not a whole number"},
+		{map[string]string{"encryption": "yes"}, `requirements["object_storage.s3"]["encryption"]`, "not true or false"},
+		{map[string]string{"access_mode": "exclusive"}, `requirements["object_storage.s3"]["access_mode"]`, "not an access mode"},
+	}
+	for _, tc := range cases {
+		_, ps := ParseRequirements(Root("requirements"), tempo, map[string]map[string]string{"object_storage.s3": tc.raw})
+		if len(ps) != 1 || ps[0].Path.String() != tc.path || !strings.Contains(ps[0].Detail, tc.text) {
+			t.Errorf("%v: got: %+v want one problem on %s saying %q", tc.raw, ps, tc.path, tc.text)
+		}
+	}
+	got, ps := ParseRequirements(Root("requirements"), tempo, map[string]map[string]string{"object_storage.s3": {"min_capacity_gb": "200", "encryption": "false"}})
+	if len(ps) > 0 || !maps.Equal(got["object_storage.s3"], map[string]string{"min_capacity_gb": "200", "encryption": "not-required"}) {
+		t.Errorf("got: %v %v want min_capacity_gb 200, encryption not-required", got, ps)
+	}
+}

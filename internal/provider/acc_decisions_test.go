@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
@@ -205,5 +206,137 @@ resource "cp_kubernetes_cluster" "refused" {
 				ExpectError: regexp.MustCompile(`(?s)approvals\[0\]\.option:.*has\s+no\s+option\s+"delete\s+everything"`),
 			},
 		},
+	})
+}
+
+// rulesProvider is decisionsProvider with an organization and policy
+// rules, in environment qa where both aws_s3 and shared_minio may serve.
+func rulesProvider(c *testhosts.Cluster, pack, org, rules string) string {
+	h := c.Hosts()[0]
+	return fmt.Sprintf(`
+provider "cp" {
+  environment  = "qa"
+  actor        = "ci"
+  actor_roles  = ["sre"]
+  pack_dirs    = [%q]
+  organization = %q
+  ssh = {
+    user             = %q
+    private_key_file = %q
+    known_hosts_file = %q
+  }
+  capability_policy = {
+    "object_storage.s3" = { environments = { qa = { allowed_providers = ["aws_s3", "shared_minio"] } } }
+  }
+  policy_rules = %s
+}
+`, pack, org, h.User, c.KeyPath(), c.KnownHostsPath(), rules)
+}
+
+// Requirement constraints and policy rules through OpenTofu, on the
+// wo-probe scenario with a small and a big candidate: min_capacity_gb
+// keeps only the big one (the small one's reason names the minimum); a
+// deny rule on criticality high rejects the aws_s3 candidate only for a
+// high resource, and the plan names the rule per candidate; the same rule
+// for another organization does not apply; constraints on a capability
+// the pack does not require, and a key the constraints do not have, are
+// refused at plan on their path.
+func TestAccDecisions_constraintsAndPolicyRules(t *testing.T) {
+	testAccPreCheck(t)
+	c := accHosts(t, "rules", "node-1")
+	h := c.Hosts()[0]
+	pack := writePack(t, woProbePack)
+	const denyHigh = `[{ name = "critical-not-aws", criticality = ["high"], providers = ["aws_s3"], organizations = ["acme"], effect = "deny", reason = "critical data stays in house" }]`
+	// scenario gives the credentials on the candidate credsOn.
+	scenario := func(credsOn, extra string) string {
+		creds := map[string]string{credsOn: `, access_key_wo = "AKIARULESPROBE00001", secret_key_wo = "rules-probe-secret-1", credentials_wo_version = 1`}
+		return fmt.Sprintf(`
+resource "cp_scenario" "probe" {
+  pack        = "wo-probe"
+  name        = "probe"
+  environment = "qa"
+  hosts       = [{ name = %q, address = %q, role = "master" }]
+  candidates  = [
+    { name = "small", provider = "aws_s3", capability = "object_storage.s3", attributes = { endpoint = "https://small.example.test", capacity_gb = "100" }%[3]s },
+    { name = "big", provider = "shared_minio", capability = "object_storage.s3", attributes = { endpoint = "https://big.example.test", capacity_gb = "500" }%[5]s },
+  ]
+  %[4]s
+}
+`, h.Name, h.Addr, creds["small"], extra, creds["big"])
+	}
+	pickSmall := `approvals = ` + selectApproval("bind small")
+	min200 := `requirements = { "object_storage.s3" = { min_capacity_gb = 200 } }`
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				// Both match without constraints: the selection gate offers
+				// both, and choosing the small one binds it.
+				Config: rulesProvider(c, pack, "acme", `[]`) + scenario("small", pickSmall), PlanOnly: true, ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: planShows(`object_storage\.s3: bind small`),
+			},
+			{
+				Config: rulesProvider(c, pack, "acme", denyHigh) + scenario("big", min200), PlanOnly: true, ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: planShows(`(?s)object_storage\.s3: bind big\n.*small \(aws_s3\): rejected, decided by capability_policy object_storage\.s3 qa: rejected: capacity_gb 100 < min_capacity_gb 200`),
+			},
+			{
+				Config: rulesProvider(c, pack, "acme", denyHigh) + scenario("big", `criticality = "high"`), PlanOnly: true, ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: planShows(`(?s)object_storage\.s3: bind big\n.*small \(aws_s3\): rejected, decided by rule 1 "critical-not-aws": rejected: rule 1 "critical-not-aws" denies provider aws_s3 \(organization acme, criticality high, provider aws_s3\): critical data stays in house`),
+			},
+			{
+				// The rule is acme's: for globex both match again, and the
+				// small one can be chosen.
+				Config: rulesProvider(c, pack, "globex", denyHigh) + scenario("small", `criticality = "high"`+"\n"+pickSmall), PlanOnly: true, ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: planShows(`(?s)object_storage\.s3: bind small\n.*small \(aws_s3\): accepted, decided by capability_policy object_storage\.s3 qa`),
+			},
+			{
+				Config: rulesProvider(c, pack, "acme", `[]`) + scenario("big", `requirements = { "database.postgresql" = { min_capacity_gb = 1 } }`), PlanOnly: true,
+				ExpectError: regexp.MustCompile(`(?s)requirements\["database\.postgresql"\].*does not require`),
+			},
+			{
+				Config: rulesProvider(c, pack, "acme", `[]`) + scenario("big", `requirements = { "object_storage.s3" = { capacity = 1 } }`), PlanOnly: true,
+				ExpectError: regexp.MustCompile(`(?s)requirements\["object_storage\.s3"\].*capacity`),
+			},
+			{
+				Config: rulesProvider(c, pack, "acme", `[]`) + scenario("big", `criticality = "urgent"`), PlanOnly: true,
+				ExpectError: regexp.MustCompile(`(?s)criticality:.*"urgent" is not a criticality`),
+			},
+		},
+	})
+}
+
+// cp_capability names, per candidate, the rule that decided.
+func TestAccCapability_decidedByRule(t *testing.T) {
+	testAccPreCheck(t)
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: `
+provider "cp" {
+  environment  = "qa"
+  organization = "acme"
+  capability_policy = {
+    "object_storage.s3" = { environments = { qa = { allowed_providers = ["aws_s3", "shared_minio"] } } }
+  }
+  policy_rules = [{ name = "pci-no-shared", compliance = ["pci"], providers = ["shared_minio"], effect = "deny" }]
+}
+data "cp_capability" "s3" {
+  capability = "object_storage.s3"
+  compliance = ["pci"]
+  candidates = [
+    { name = "aws-a", provider = "aws_s3", capability = "object_storage.s3" },
+    { name = "minio-a", provider = "shared_minio", capability = "object_storage.s3" },
+  ]
+}`,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.cp_capability.s3", tfjsonpath.New("selected_provider"), knownvalue.StringExact("aws-a")),
+				statecheck.ExpectKnownValue("data.cp_capability.s3", tfjsonpath.New("considered").AtSliceIndex(0).AtMapKey("decided_by"),
+					knownvalue.StringExact("capability_policy object_storage.s3 qa")),
+				statecheck.ExpectKnownValue("data.cp_capability.s3", tfjsonpath.New("considered").AtSliceIndex(1).AtMapKey("decided_by"),
+					knownvalue.StringExact(`rule 1 "pci-no-shared"`)),
+			},
+		}},
 	})
 }

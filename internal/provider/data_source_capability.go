@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/intentops/terraform-provider-cp/internal/capability"
+	"github.com/intentops/terraform-provider-cp/internal/intent"
 	"github.com/intentops/terraform-provider-cp/internal/planner"
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
@@ -30,6 +31,8 @@ type capabilityDataModel struct {
 	Constraints map[string]string `tfsdk:"constraints"`
 	Environment types.String      `tfsdk:"environment"`
 	Workload    map[string]string `tfsdk:"workload"`
+	Criticality types.String      `tfsdk:"criticality"`
+	Compliance  []types.String    `tfsdk:"compliance"`
 	Candidates  []candidateModel  `tfsdk:"candidates"`
 
 	Decision   types.String           `tfsdk:"decision"`
@@ -58,11 +61,14 @@ func (d *CapabilityDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 			"the decision — `bind` an existing provider, `create` one through a pack's sub-operation, or stop at a `gate` — and why " +
 			"each candidate was accepted or rejected. Pass its `binding` to an intent as a candidate.",
 		Attributes: map[string]schema.Attribute{
-			"capability":        schema.StringAttribute{MarkdownDescription: "Capability key, e.g. `object_storage.s3`.", Required: true},
-			"scope":             optStr("`cluster` (default) or `node`."),
-			"constraints":       optMap("Constraints: a value means equality; `required` means the attribute must be true; `same-as-workload` compares with the same key of `workload`; `min_<attr>` is a numeric minimum of `<attr>`."),
-			"environment":       optStr("Environment whose policy applies; defaults to the provider's."),
-			"workload":          optMap("Attributes of the requesting intent, for `same-as-workload` constraints, e.g. `region`."),
+			"capability":  schema.StringAttribute{MarkdownDescription: "Capability key, e.g. `object_storage.s3`.", Required: true},
+			"scope":       optStr("`cluster` (default) or `node`."),
+			"constraints": optMap("Constraints: a value means equality; `required` means the attribute must be true; `same-as-workload` compares with the same key of `workload`; `min_<attr>` is a numeric minimum of `<attr>`."),
+			"environment": optStr("Environment whose policy applies; defaults to the provider's."),
+			"workload":    optMap("Attributes of the requesting intent, for `same-as-workload` constraints, e.g. `region`."),
+			"criticality": optStr("Criticality of the requesting intent (`low`, `medium`, `high`, `critical`), which provider `policy_rules` match on."),
+			"compliance": schema.ListAttribute{MarkdownDescription: "Compliance regimes of the requesting intent, e.g. `[\"pci\"]`, which provider `policy_rules` match on.",
+				ElementType: types.StringType, Optional: true},
 			"candidates":        dsCandidatesAttr(),
 			"decision":          cStr("`bind`, `create` or `gate`."),
 			"selected_provider": cStr("The provider kind bound or created, e.g. `aws_s3` or `dedicated_minio`."),
@@ -85,6 +91,8 @@ func (d *CapabilityDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 				"provider": cStr("Provider kind."),
 				"accepted": cBool("Whether it matched."),
 				"reasons":  cList("Reasons, each `accepted: ...` or `rejected: ...`."),
+				"decided_by": cStr("What decided whether its provider kind may serve: a provider policy rule (`rule 2 \"pci\"`), " +
+					"the environment's `capability_policy` entry, or `no policy`."),
 			}),
 		},
 	}
@@ -106,9 +114,15 @@ func (d *CapabilityDataSource) Read(ctx context.Context, req datasource.ReadRequ
 		addAttrError(&resp.Diagnostics, attr, "Invalid requirement", err.Error())
 		return
 	}
+	crit, comp := strOr(m.Criticality, ""), strs(m.Compliance)
+	if ps := intent.CheckPolicyContext(intent.Root("criticality"), crit, intent.Root("compliance"), comp); len(ps) > 0 {
+		addProblems(&resp.Diagnostics, ps)
+		return
+	}
 	dec, err := capability.Resolve(capability.Request{
 		Requirement: requirement, Environment: strOr(m.Environment, d.data.Environment), Workload: m.Workload,
 		Candidates: toCandidates(m.Candidates), Creators: planner.Creators(d.data.Catalog), Policy: d.data.Policy,
+		Rules: d.data.Rules, Context: capability.Context{Organization: d.data.Organization, Criticality: crit, Compliance: comp},
 	})
 	if err != nil {
 		attr := path.Root("capability")

@@ -146,6 +146,8 @@ func decisionAttrs() map[string]schema.Attribute {
 			"provider": cStr("Provider kind."),
 			"accepted": cBool("Whether it matched."),
 			"reasons":  cList("Reasons, each `accepted: ...` or `rejected: ...`."),
+			"decided_by": cStr("What decided whether its provider kind may serve: a policy rule (`rule 2 \"pci\"`), " +
+				"the environment's `capability_policy` entry, or `no policy`."),
 		}),
 	}
 }

@@ -14,34 +14,24 @@ import (
 // IntentConstraints are what a consumer says of its requirements and of
 // itself for the policy: embedded in cp_scenario's and cp_tempo's models.
 type IntentConstraints struct {
-	Requirements map[string]requirementModel `tfsdk:"requirements"`
-	Criticality  types.String                `tfsdk:"criticality"`
-	Compliance   []types.String              `tfsdk:"compliance"`
-}
-
-type requirementModel struct {
-	MinCapacityGB types.Int64  `tfsdk:"min_capacity_gb"`
-	Encryption    types.Bool   `tfsdk:"encryption"`
-	AccessMode    types.String `tfsdk:"access_mode"`
-	Region        types.String `tfsdk:"region"`
+	Requirements map[string]map[string]string `tfsdk:"requirements"`
+	Criticality  types.String                 `tfsdk:"criticality"`
+	Compliance   []types.String               `tfsdk:"compliance"`
 }
 
 // constraintAttrs adds requirements, criticality and compliance to an
 // intent resource's schema.
 func constraintAttrs(attrs map[string]schema.Attribute) {
-	attrs["requirements"] = schema.MapNestedAttribute{
+	attrs["requirements"] = schema.MapAttribute{
 		MarkdownDescription: "Constraints on the pack's requirements, keyed by capability, e.g. `{ \"object_storage.s3\" = { min_capacity_gb = 200, encryption = true, " +
 			"access_mode = \"dedicated\", region = \"eu-central\" } }`. They filter the candidates (the plan says why each was rejected) and shape a provider " +
-			"created for the requirement: MinIO gets a volume of `min_capacity_gb` Gi, server-side encryption on or off, the region, and with `dedicated` an " +
-			"instance (namespace and release `minio-<name>`) of this resource's own. A capability the pack does not require is refused at plan.",
-		Optional: true,
-		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-			"min_capacity_gb": schema.Int64Attribute{MarkdownDescription: "Least capacity in GB: a candidate's `capacity_gb` must be at least this; a created one gets this size.", Optional: true},
-			"encryption": schema.BoolAttribute{MarkdownDescription: "`true`: only encrypted candidates, and a created provider encrypts (evidenced); `false`: any, " +
-				"and a created one goes without (unless the policy requires encryption).", Optional: true},
-			"access_mode": schema.StringAttribute{MarkdownDescription: "`dedicated` (an instance of this resource's own) or `shared`; a candidate's `access_mode` must equal it.", Optional: true},
-			"region":      schema.StringAttribute{MarkdownDescription: "Region the provider must be in (a candidate's `region`), or `same-as-workload`; a created one gets it.", Optional: true},
-		}},
+			"created for the requirement. The constraints: `min_capacity_gb` (a whole number: a candidate's `capacity_gb` must be at least this; a created MinIO " +
+			"gets a volume of this many Gi), `encryption` (`true`: only encrypted candidates, and a created one encrypts, evidenced; `false`: any, and a created " +
+			"one goes without unless the policy requires encryption), `access_mode` (`dedicated`: an instance of this resource's own, namespace and release " +
+			"`minio-<name>`; `shared`), `region` (a candidate's `region` must equal it, or `same-as-workload`; a created one gets it). Another key, or a " +
+			"capability the pack does not require, is refused at plan.",
+		ElementType: types.MapType{ElemType: types.StringType},
+		Optional:    true,
 	}
 	attrs["criticality"] = rOptStr("How critical the workload is: `low`, `medium`, `high` or `critical`; provider `policy_rules` match on it.")
 	attrs["compliance"] = schema.ListAttribute{MarkdownDescription: "Compliance regimes the workload falls under, e.g. `[\"pci\"]`; provider `policy_rules` match on them.",
@@ -51,20 +41,7 @@ func constraintAttrs(attrs map[string]schema.Attribute) {
 // apply checks the constraints at plan, on their attributes, and sets them
 // on the spec.
 func (c IntentConstraints) apply(data *providerData, pack *protocol.ScenarioPack, spec *intent.Spec, diags *diag.Diagnostics) {
-	typed := map[string]intent.RequirementConstraints{}
-	for k, r := range c.Requirements {
-		rc := intent.RequirementConstraints{AccessMode: strOr(r.AccessMode, ""), Region: strOr(r.Region, "")}
-		if !r.MinCapacityGB.IsNull() && !r.MinCapacityGB.IsUnknown() {
-			v := r.MinCapacityGB.ValueInt64()
-			rc.MinCapacityGB = &v
-		}
-		if !r.Encryption.IsNull() && !r.Encryption.IsUnknown() {
-			v := r.Encryption.ValueBool()
-			rc.Encryption = &v
-		}
-		typed[k] = rc
-	}
-	reqs, ps := intent.CheckRequirements(intent.Root("requirements"), pack, typed)
+	reqs, ps := intent.ParseRequirements(intent.Root("requirements"), pack, c.Requirements)
 	addProblems(diags, ps)
 	crit, comp := strOr(c.Criticality, ""), strs(c.Compliance)
 	addProblems(diags, intent.CheckPolicyContext(intent.Root("criticality"), crit, intent.Root("compliance"), comp))

@@ -58,6 +58,9 @@ type candidateReportModel struct {
 	Provider string   `tfsdk:"provider"`
 	Accepted bool     `tfsdk:"accepted"`
 	Reasons  []string `tfsdk:"reasons"`
+	// DecidedBy is the policy rule or capability_policy entry that
+	// decided whether the provider kind may serve.
+	DecidedBy string `tfsdk:"decided_by"`
 }
 
 type subOperationModel struct {
@@ -118,7 +121,7 @@ func flattenDecision(d capability.Decision) decisionModel {
 		dm.Provider = d.Binding.Provider
 	}
 	for _, c := range d.Candidates {
-		dm.Candidates = append(dm.Candidates, candidateReportModel{Name: c.Name, Provider: c.Provider, Accepted: c.Accepted, Reasons: nonNil(c.Reasons)})
+		dm.Candidates = append(dm.Candidates, candidateReportModel{Name: c.Name, Provider: c.Provider, Accepted: c.Accepted, Reasons: nonNil(c.Reasons), DecidedBy: c.DecidedBy})
 	}
 	return dm
 }
