@@ -167,6 +167,24 @@ func TestPostgresHostBackupRestoreCheck(t *testing.T) {
 			t.Errorf("a refused backup changed the backups:\n%s\nthen\n%s", before, after)
 		}
 	})
+	t.Run("client_cidrs", func(t *testing.T) {
+		// The server's own reading of pg_hba.conf: the host itself and
+		// exactly the networks given, for the role and its database.
+		rules := e.pgHostPlan(name, "db-1", map[string]string{"database": "shop", "username": "shop_owner", "backup_keep": "2",
+			"client_cidrs": "10.20.0.0/16,fd00:1::/64"})
+		res := e.runCompleted(rules, engine.RunInput{OperationID: name + ".cidrs"})
+		if in := instance(t, res, "create-postgresql-database[db-1]"); in.Status != engine.StatusDone {
+			t.Fatalf("create-postgresql-database with new client_cidrs: %s, want run again", in.Status)
+		}
+		got := e.sudo(t, "db-1", "runuser -u postgres -- psql -X -At -F ' ' -c \"SELECT type, array_to_string(database, ','), array_to_string(user_name, ','), coalesce(address, ''), coalesce(netmask, ''), auth_method FROM pg_hba_file_rules ORDER BY line_number\"")
+		want := "local all postgres   peer\nlocal all all   peer\n" +
+			"host shop shop_owner samehost  scram-sha-256\n" +
+			"host shop shop_owner 10.20.0.0 255.255.0.0 scram-sha-256\n" +
+			"host shop shop_owner fd00:1:: ffff:ffff:ffff:ffff:: scram-sha-256\n"
+		if got != want {
+			t.Fatalf("pg_hba_file_rules:\n%s\nwant:\n%s", got, want)
+		}
+	})
 	t.Run("password nowhere but the root-only file", func(t *testing.T) {
 		for _, in := range res.Instances {
 			for _, l := range in.LogTail {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Creates the application role and database in the host's cluster, with a
 # password generated once on the host and kept root-only; writes
-# pg_hba.conf so the role may connect from client_cidrs with scram-sha-256
-# (each field quoted by hba_field) and reloads the server. Values reach SQL
+# pg_hba.conf so the role may connect from the host itself (samehost) and
+# from client_cidrs with scram-sha-256 (each field quoted by hba_field) and reloads the server. Values reach SQL
 # only as psql variables (:'var', :"var"); the password reaches psql
 # through its environment, never a command line.
 set -euo pipefail
@@ -81,6 +81,8 @@ tmp=$(mktemp "$hba.XXXXXX")
   echo "# TYPE DATABASE USER ADDRESS METHOD"
   echo "local all postgres peer"
   echo "local all all peer"
+  # The host itself (the evidence connects over TCP to listen_address).
+  printf 'host %s %s samehost scram-sha-256\n' "$(hba_field "$database")" "$(hba_field "$username")"
   IFS=, read -ra cidrs <<<"${CP_PARAM_CLIENT_CIDRS:?}"
   for cidr in "${cidrs[@]}"; do
     [[ $cidr =~ ^[0-9a-fA-F.:]+/[0-9]{1,3}$ ]] || die "client_cidrs: $cidr is not a CIDR"

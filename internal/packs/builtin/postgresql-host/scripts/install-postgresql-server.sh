@@ -98,6 +98,7 @@ pgconf_value() {
   local v=${1//\'/\'\'}
   printf "'%s'" "$v"
 }
+mkdir -p "$etc/conf.d"
 conf=$etc/conf.d/50-cp-postgresql-host.conf
 tmp=$(mktemp "$etc/conf.d/.cp.XXXXXX")
 {
