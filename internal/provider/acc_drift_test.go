@@ -94,10 +94,14 @@ func connections(t *testing.T, c *testhosts.Cluster) map[string]int {
 	return out
 }
 
-func planText(re string) resource.ConfigPlanChecks {
-	return resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
-		plancheck.ExpectKnownValue("cp_scenario.probe", tfjsonpath.New("plan"), knownvalue.StringRegexp(regexp.MustCompile(re))),
-	}}
+// planShowsAttrs checks the refreshed plan of cp_scenario.probe: each
+// attribute named matches its expression.
+func planShowsAttrs(want map[string]string) resource.ConfigPlanChecks {
+	var checks []plancheck.PlanCheck
+	for attr, re := range want {
+		checks = append(checks, plancheck.ExpectKnownValue("cp_scenario.probe", tfjsonpath.New(attr), knownvalue.StringRegexp(regexp.MustCompile(re))))
+	}
+	return resource.ConfigPlanChecks{PostApplyPostRefresh: checks}
 }
 
 // Drift as a repair through OpenTofu: the probe is installed on three
@@ -106,7 +110,8 @@ func planText(re string) resource.ConfigPlanChecks {
 // the failing check and what it observed, and of confirm-probe on node-2
 // (it follows); both jobs read satisfied on node-1 and node-3. Apply runs
 // exactly those two instances (the run logs on the hosts), and the plan
-// afterwards has no changes. With refresh_evidence = false the same
+// afterwards has no changes, its summary reading every stage done. With
+// refresh_evidence = false the same
 // drift plans nothing and refresh opens no SSH connection; turned on
 // again, the repair is planned again.
 func TestAccDrift_repairOnlyTheDriftedHost(t *testing.T) {
@@ -128,21 +133,22 @@ func TestAccDrift_repairOnlyTheDriftedHost(t *testing.T) {
 				Config:             on,
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
-				ConfigPlanChecks: planText(`(?s)\(2 repair, 0 will run, 4 satisfied\).*` +
+				ConfigPlanChecks: planShowsAttrs(map[string]string{"plan_summary": `Start: 3 jobs, 0 will run, 2 satisfied, 1 repair\n  Confirm: 3 jobs, 0 will run, 2 satisfied, 1 repair\n`, "plan": `(?s)\(2 repair, 0 will run, 4 satisfied\).*` +
 					`- start-probe \(3\): node-1\.\.3\n` +
 					`      satisfied, apply skips \(2\): node-1, node-3\n` +
 					`      repair \(1\): node-2: evidence flag_up failed: observed "", expected up; stderr: cat: /var/lib/drift-probe/flag: No such file or directory\n` +
 					`.*- confirm-probe \(3\): node-1\.\.3\n` +
 					`      satisfied, apply skips \(2\): node-1, node-3\n` +
-					`      repair \(1\): node-2: follows the repair of start-probe\[node-2\]\n`),
+					`      repair \(1\): node-2: follows the repair of start-probe\[node-2\]\n`}),
 			},
 			{
 				Config: on,
 				Check:  probeRuns(t, c, map[string]int{"node-1": 1, "node-2": 2, "node-3": 1}),
 			},
 			{
-				Config:   on,
-				PlanOnly: true,
+				Config:           on,
+				PlanOnly:         true,
+				ConfigPlanChecks: planShowsAttrs(map[string]string{"plan_summary": `^[^\n]*\n  Start: 3 jobs, done\n  Confirm: 3 jobs, done\n$`}),
 			},
 			{
 				PreConfig: func() {
@@ -161,7 +167,7 @@ func TestAccDrift_repairOnlyTheDriftedHost(t *testing.T) {
 				Config:             on,
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
-				ConfigPlanChecks:   planText(`repair \(1\): node-2: evidence flag_up failed`),
+				ConfigPlanChecks:   planShowsAttrs(map[string]string{"plan": `repair \(1\): node-2: evidence flag_up failed`}),
 			},
 		},
 	})

@@ -27,9 +27,10 @@ func (r *KubernetesClusterResource) refreshHealth(ctx context.Context, m *cluste
 
 // refreshEvidence checks the recorded evidence of the cluster's
 // completed jobs again on its hosts, as for every intent resource
-// (intent_refresh.go), so the next plan repairs what drifted.
+// (intent_refresh.go), so the next plan repairs what drifted, and reads
+// the summary of a completed operation as done.
 func (r *KubernetesClusterResource) refreshEvidence(ctx context.Context, m *clusterModel, diags *diag.Diagnostics) {
-	refreshEvidence(ctx, &r.intentBase, clusterHooks{r: r}, m, diags)
+	refreshIntent(ctx, &r.intentBase, clusterHooks{r: r}, m, diags)
 }
 
 // observeNodes records each node's Ready condition as the API server

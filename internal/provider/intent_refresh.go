@@ -87,30 +87,38 @@ func readIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], req
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	refreshEvidence(ctx, b, h, m, &resp.Diagnostics)
+	refreshIntent(ctx, b, h, m, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 	setIdentity(ctx, h, m, resp.Identity, &resp.Diagnostics)
 }
 
+// refreshIntent is what Read refreshes of an intent resource: its
+// evidence (refreshEvidence), then the summary of a completed operation.
+func refreshIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], m *M, diags *diag.Diagnostics) {
+	ops := refreshEvidence(ctx, b, h, m, diags)
+	summarizeCompleted(b, h, m, ops)
+}
+
 // refreshEvidence checks the recorded evidence of m's completed operation
 // again and records what changed. Hosts it cannot reach, and checks it
-// cannot run, are a warning and keep their recorded result.
-func refreshEvidence[M any](ctx context.Context, b *intentBase, h intentHooks[M], m *M, diags *diag.Diagnostics) {
+// cannot run, are a warning and keep their recorded result. It returns
+// the resource's own operations when it composed them.
+func refreshEvidence[M any](ctx context.Context, b *intentBase, h intentHooks[M], m *M, diags *diag.Diagnostics) []intentOp {
 	if b.data == nil || !b.data.RefreshEvidence {
-		return
+		return nil
 	}
 	c := h.computed(m)
 	if !operationCompleted(*c.Operation) {
-		return
+		return nil
 	}
 	rec := recordedEvidence(c)
 	if len(rec) == 0 {
-		return
+		return nil
 	}
 	ops, err := ownOps(b, h, m)
 	if err != nil {
 		diags.AddWarning("Evidence not checked", fmt.Sprintf("The resource's plan could not be made again to check its evidence: %v\nThe state keeps the recorded evidence; set refresh_evidence = false in the provider to skip this check.", err))
-		return
+		return nil
 	}
 	observed, skipped := recheckOps(ctx, b.data, ops, rec, artifactsFromList(*c.Artifacts))
 	merged, drifted := mergeEvidence(rec, observed)
@@ -138,6 +146,38 @@ func refreshEvidence[M any](ctx context.Context, b *intentBase, h intentHooks[M]
 		diags.AddWarning("Evidence no longer holds",
 			fmt.Sprintf("%d evidence check(s) failed when checked again:\n%s\nThe next plan repairs the jobs whose evidence failed, and the jobs that follow them.", len(drifted), strings.Join(lines, "\n")))
 	}
+	return ops
+}
+
+// summarizeCompleted rewrites the plan summary of a completed operation
+// so that its stages read done, not what the plan said before apply
+// (pending, will run). The resource's own plan is composed again only
+// when the summary still needs it and is of the same action; ops are
+// those refreshEvidence composed, if any.
+func summarizeCompleted[M any](b *intentBase, h intentHooks[M], m *M, ops []intentOp) {
+	c := h.computed(m)
+	if b.data == nil || !operationCompleted(*c.Operation) || c.PlanSummary.IsNull() || c.PlanSummary.IsUnknown() {
+		return
+	}
+	sum := c.PlanSummary.ValueString()
+	if !strings.Contains(sum, ", pending\n") && !strings.Contains(sum, " will run, ") {
+		return
+	}
+	if ops == nil {
+		var err error
+		if ops, err = ownOps(b, h, m); err != nil {
+			return
+		}
+	}
+	action, _ := c.Operation.Attributes()["action"].(types.String)
+	if len(ops) == 0 || ops[len(ops)-1].Action != action.ValueString() {
+		return
+	}
+	parts := make([]string, len(ops))
+	for i, op := range ops {
+		parts[i] = planner.RenderSimpleState(op.Composed.Plan, planner.ViewState{Completed: true})
+	}
+	*c.PlanSummary = types.StringValue(strings.Join(parts, "\n"))
 }
 
 func firstSkips(s []engine.RecheckSkip, n int) []engine.RecheckSkip {
@@ -277,10 +317,10 @@ func driftText(e engine.InstanceEvidence) string {
 // evidenceStates is what the state's refreshed evidence says of the
 // instances of p: those to repair (a recorded check failed, or they
 // follow one that did) with why, and those satisfied (completed with the
-// same idempotency key and every recorded check holding). Nothing is
-// said with refresh_evidence off or before the resource's operation
-// completed.
-func evidenceStates(data *providerData, prior *computed, p *protocol.Plan, prefix string) (map[string]string, map[string]bool) {
+// same idempotency key, keys giving the keys of the resource's own plan
+// by instance id, and every recorded check holding). Nothing is said
+// with refresh_evidence off or before the resource's operation completed.
+func evidenceStates(data *providerData, prior *computed, keys map[string]string, p *protocol.Plan) (map[string]string, map[string]bool) {
 	if data == nil || !data.RefreshEvidence || prior == nil || !operationCompleted(*prior.Operation) {
 		return nil, nil
 	}
@@ -292,7 +332,6 @@ func evidenceStates(data *providerData, prior *computed, p *protocol.Plan, prefi
 			failed[e.Instance] = append(failed[e.Instance], e)
 		}
 	}
-	keys := priorKeys(*prior)
 	repair := map[string]string{}
 	satisfied := map[string]bool{}
 	for _, in := range p.Instances {
@@ -307,7 +346,7 @@ func evidenceStates(data *providerData, prior *computed, p *protocol.Plan, prefi
 			repair[in.ID] = strings.Join(reasons, "; ")
 			continue
 		}
-		k, ok := keys[prefix+in.ID]
+		k, ok := keys[in.ID]
 		if !ok || k != in.IdempotencyKey {
 			continue
 		}
@@ -363,21 +402,22 @@ func followers(p *protocol.Plan, repair map[string]string) map[string]string {
 	return out
 }
 
-// priorKeys are the idempotency keys of the instances the prior state
-// planned, by planned_instances key.
-func priorKeys(c computed) map[string]string {
-	out := map[string]string{}
-	m := *c.PlannedInstances
-	if m.IsNull() || m.IsUnknown() {
-		return out
+// ownKeys are the idempotency keys of the instances of the prior
+// state's own plan (ownOps), by instance id: the keys its markers were
+// written under. Nil when that plan cannot be made, or when nothing
+// would be said of it (refresh_evidence off, no completed operation).
+func ownKeys[M any](b *intentBase, h intentHooks[M], prior *M) map[string]string {
+	if prior == nil || b.data == nil || !b.data.RefreshEvidence || !operationCompleted(*h.computed(prior).Operation) {
+		return nil
 	}
-	for id, v := range m.Elements() {
-		o, ok := v.(types.Object)
-		if !ok {
-			continue
-		}
-		if s, ok := o.Attributes()["idempotency_key"].(types.String); ok {
-			out[id] = s.ValueString()
+	ops, err := ownOps(b, h, prior)
+	if err != nil {
+		return nil
+	}
+	out := map[string]string{}
+	for _, op := range ops {
+		for _, in := range op.Composed.Plan.Instances {
+			out[in.ID] = in.IdempotencyKey
 		}
 	}
 	return out
@@ -410,9 +450,10 @@ func repairSet[M any](b *intentBase, h intentHooks[M], priorModel *M, ops []inte
 	}
 	data, c := b.data, h.computed(priorModel)
 	prior := &c
+	keys := ownKeys(b, h, priorModel)
 	out := map[string]string{}
 	for _, op := range ops {
-		repair, _ := evidenceStates(data, prior, op.Composed.Plan, opPrefix(ops, op))
+		repair, _ := evidenceStates(data, prior, keys, op.Composed.Plan)
 		for id, why := range repair {
 			out[id] = why
 		}
@@ -421,14 +462,6 @@ func repairSet[M any](b *intentBase, h intentHooks[M], priorModel *M, ops []inte
 		return nil
 	}
 	return out
-}
-
-// opPrefix is the planned_instances key prefix of op's instances.
-func opPrefix(ops []intentOp, op intentOp) string {
-	if len(ops) == 1 {
-		return ""
-	}
-	return op.Action + "/"
 }
 
 // showRefreshedViews is showIntentPlanViews with what the refreshed
@@ -441,13 +474,19 @@ func showRefreshedViews[M any](b *intentBase, h intentHooks[M], m, prior *M, ops
 		c := h.computed(prior)
 		pc = &c
 	}
+	keys := ownKeys(b, h, prior)
 	ov := opViews{ops: ops}
-	for _, op := range ops {
+	sums := make([]string, len(ops))
+	for i, op := range ops {
 		st := gateStates(op.Composed.Plan, approvals, b.data.Actor)
-		st.Repair, st.Satisfied = evidenceStates(b.data, pc, op.Composed.Plan, opPrefix(ops, op))
+		st.Repair, st.Satisfied = evidenceStates(b.data, pc, keys, op.Composed.Plan)
 		ov.views = append(ov.views, planner.Views(op.Composed.Plan, st))
+		sums[i] = planner.RenderSimpleState(op.Composed.Plan, planner.ViewState{Repair: st.Repair, Satisfied: st.Satisfied})
 	}
 	c := h.computed(m)
 	ov.set(c)
 	ov.warnWaiting(diags)
+	if pc != nil {
+		*c.PlanSummary = types.StringValue(strings.Join(sums, "\n"))
+	}
 }
