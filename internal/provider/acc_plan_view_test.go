@@ -152,6 +152,8 @@ func TestAccPlanView_create3x7(t *testing.T) {
 				After struct {
 					PlannedInstances map[string]struct {
 						Host  string   `json:"host"`
+						Hosts string   `json:"hosts"`
+						Count int      `json:"count"`
 						Needs []string `json:"needs"`
 					} `json:"planned_instances"`
 				} `json:"after"`
@@ -163,8 +165,14 @@ func TestAccPlanView_create3x7(t *testing.T) {
 		t.Fatalf("want one resource change in the plan JSON, got %d", len(shown.ResourceChanges))
 	}
 	pi := shown.ResourceChanges[0].Change.After.PlannedInstances
-	if w3 := pi["join-workers[worker-3]"]; len(pi) != 96 || w3.Host != "worker-3" || !slices.Contains(w3.Needs, "install-kubernetes-packages[worker-3]") {
-		t.Errorf("planned_instances in tofu show -json: %d instances, join-workers[worker-3] = %+v; want 96 and worker-3's own needs", len(pi), w3)
+	count := 0
+	for _, e := range pi {
+		count += e.Count
+	}
+	jw, init := pi["join-workers[*]"], pi["init-control-plane[master-1]"]
+	if count != 96 || jw.Hosts != "worker-1..7" || jw.Count != 7 || !slices.Contains(jw.Needs, "install-kubernetes-packages[host]") || init.Host != "master-1" {
+		t.Errorf("planned_instances in tofu show -json: %d entries for %d instances, join-workers[*] = %+v, init-control-plane[master-1] = %+v; "+
+			"want 96 instances, the join on worker-1..7 with each worker's own packages, the init by its id", len(pi), count, jw, init)
 	}
 }
 

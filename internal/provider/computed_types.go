@@ -8,12 +8,14 @@ import (
 
 // Object types of the computed attributes the intent resources share.
 var (
-	// plannedInstanceType is one instance of planned_instances, keyed by
-	// instance id (planner.InstanceView).
+	// plannedInstanceType is one entry of planned_instances: an instance
+	// keyed by its id, or in a resource's a job group's instances keyed
+	// JOB[*] (planner.GroupedView).
 	plannedInstanceType = types.ObjectType{AttrTypes: map[string]attr.Type{
 		"job": types.StringType, "stage": types.StringType, "host": types.StringType, "run_on": types.StringType,
 		"needs": types.ListType{ElemType: types.StringType}, "origin": types.StringType, "because": types.StringType,
 		"sub_operation": types.StringType, "gate": types.StringType, "idempotency_key": types.StringType, "status": types.StringType,
+		"hosts": types.StringType, "count": types.Int64Type,
 	}}
 	operationType = types.ObjectType{AttrTypes: map[string]attr.Type{
 		"id": types.StringType, "action": types.StringType, "template": types.StringType, "status": types.StringType,
@@ -45,18 +47,28 @@ func computedListOf(desc string, t types.ObjectType) schema.ListAttribute {
 	return schema.ListAttribute{MarkdownDescription: desc, Computed: true, ElementType: t}
 }
 
-// plannedInstancesDesc describes planned_instances (resources and cp_plan).
-const plannedInstancesDesc = "The per-instance DAG keyed by instance id (e.g. `join-workers[worker-3]`; with several operations, " +
-	"`ACTION/ID`): job, stage, host, run_on (where it executes when not on its host), needs (instance ids it waits for, " +
+// plannedEntryDesc describes an entry of planned_instances.
+const plannedEntryDesc = "job, stage, host, run_on (where it executes when not on its host), needs (instance ids it waits for, " +
 	"`JOB[*]` for every instance of a job), origin, because (why a job not from the template is here), sub_operation, " +
-	"gate (the gate type of gate nodes), idempotency_key and status (`will run` or `satisfied` for jobs, `approved` or " +
-	"`waiting` for gates). For `tofu show -json` and policy checks: a change of plan diffs as the instances that changed."
+	"gate (the gate type of gate nodes), idempotency_key, status (`will run` or `satisfied` for jobs, `approved` or " +
+	"`waiting` for gates), hosts (the hosts of the instances it stands for, as ranges such as `worker-1..7`) and count " +
+	"(how many instances it stands for)."
+
+// plannedInstancesDesc describes cp_plan's planned_instances.
+const plannedInstancesDesc = "The per-instance DAG keyed by instance id (e.g. `join-workers[worker-3]`), each instance with its " +
+	plannedEntryDesc + " For `tofu show -json` and policy checks: a change of plan diffs as the instances that changed."
 
 func plannedInstancesAttr() schema.MapAttribute {
-	return schema.MapAttribute{MarkdownDescription: plannedInstancesDesc + " Empty when the next apply has nothing to do. " +
-		"It holds no secret: it is marked sensitive only so that the diff of `tofu plan` shows it as one line instead of " +
-		"every instance (`plan` and `plan_digest` summarize it there); `tofu show -json` of a saved plan shows it in full. " +
-		"An output that passes it on needs `sensitive = true`, or `nonsensitive(...)`.",
+	return schema.MapAttribute{MarkdownDescription: "The DAG by job group, for `tofu show -json` and policy checks: the instances " +
+		"of a job that read the same once their own host is written `host` are one entry keyed `JOB[*]` (e.g. `join-workers[*]` " +
+		"with hosts `worker-1..7`, count 7, needs `install-kubernetes-packages[host]` and an idempotency_key with `{host}`); " +
+		"an instance that differs from its job's entry, and a job of one instance, has its own entry keyed by instance id " +
+		"(e.g. `init-control-plane[master-1]`); with several operations, keys are `ACTION/KEY`. A change of plan diffs as the " +
+		"jobs whose hosts changed and the instances that differ, in entries that grow with the jobs, not the hosts. Each entry: " +
+		plannedEntryDesc + " The `cp_plan` data source has every instance under its own id. Empty when the next apply has " +
+		"nothing to do. It holds no secret: it is marked sensitive only so that the diff of `tofu plan` shows it as one line " +
+		"(`plan` and `plan_digest` summarize it there); `tofu show -json` of a saved plan shows it in full. An output that " +
+		"passes it on needs `sensitive = true`, or `nonsensitive(...)`.",
 		Computed: true, Sensitive: true, ElementType: plannedInstanceType}
 }
 

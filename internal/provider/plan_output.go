@@ -87,7 +87,7 @@ func flattenPlan(c *planner.Composed) planOutputModel {
 		Mermaid:       types.StringValue(planner.RenderMermaid(p)),
 		JSON:          types.StringValue(string(js)),
 		Instances:     []planInstanceModel{},
-		Planned:       instancesMap(planner.Instances(p, planner.ViewState{}), ""),
+		Planned:       instancesMap(planner.Instances(p, planner.ViewState{})),
 		Digest:        types.StringValue(planner.Digest(p)),
 		Gates:         []packGateModel{},
 		Decisions:     []decisionModel{},
@@ -192,39 +192,41 @@ func (ov opViews) digest() string {
 	return strings.Join(parts, ",")
 }
 
-// instances is the per-instance map of every operation, keyed by
-// instance id, or ACTION/ID when there are several operations (their
-// instance ids may coincide).
+// instances is the resource's planned_instances: every operation's
+// instances by job group (planner.GroupInstances), keyed JOB[*] or by
+// instance id, or ACTION/KEY when there are several operations (their
+// keys may coincide).
 func (ov opViews) instances() types.Map {
-	if len(ov.views) == 1 {
-		return instancesMap(ov.views[0].Instances, "")
-	}
 	elems := map[string]attr.Value{}
 	for i, v := range ov.views {
-		for id, in := range v.Instances {
-			elems[ov.ops[i].Action+"/"+id] = instanceObject(in)
+		prefix := ""
+		if len(ov.views) > 1 {
+			prefix = ov.ops[i].Action + "/"
+		}
+		for key, g := range planner.GroupInstances(v.Instances) {
+			elems[prefix+key] = instanceObject(g.InstanceView, g.Hosts, g.Count)
 		}
 	}
 	return types.MapValueMust(plannedInstanceType, elems)
 }
 
-// instancesMap is the planned_instances value of one plan's instances,
-// each key prefixed with prefix.
-func instancesMap(v planner.InstanceViews, prefix string) types.Map {
+// instancesMap is cp_plan's planned_instances: every instance under its
+// own id.
+func instancesMap(v planner.InstanceViews) types.Map {
 	elems := make(map[string]attr.Value, len(v))
 	for id, in := range v {
-		elems[prefix+id] = instanceObject(in)
+		elems[id] = instanceObject(in, in.Host, 1)
 	}
 	return types.MapValueMust(plannedInstanceType, elems)
 }
 
-func instanceObject(in planner.InstanceView) types.Object {
+func instanceObject(in planner.InstanceView, hosts string, count int) types.Object {
 	return types.ObjectValueMust(plannedInstanceType.AttrTypes, map[string]attr.Value{
 		"job": types.StringValue(in.Job), "stage": types.StringValue(in.Stage), "host": types.StringValue(in.Host),
 		"run_on": types.StringValue(in.RunOn), "needs": strList(in.Needs), "origin": types.StringValue(in.Origin),
 		"because": types.StringValue(in.Because), "sub_operation": types.StringValue(in.SubOperation),
 		"gate": types.StringValue(in.Gate), "idempotency_key": types.StringValue(in.IdempotencyKey),
-		"status": types.StringValue(in.Status),
+		"status": types.StringValue(in.Status), "hosts": types.StringValue(hosts), "count": types.Int64Value(int64(count)),
 	})
 }
 
