@@ -140,6 +140,13 @@ type Kept struct {
 	IDParts   []string           `json:"id_parts,omitempty"`
 	// PausedAfter is the stage a Paused operation stopped after.
 	PausedAfter string `json:"paused_after,omitempty"`
+	// Resumable says the change is whole without the prior state (it
+	// overrides neither hosts nor parameters), so the next apply can run
+	// it again from this record alone.
+	Resumable bool `json:"resumable,omitempty"`
+	// Create says the action is the pack's create: resumed, it plans the
+	// whole intent as configured.
+	Create bool `json:"create,omitempty"`
 }
 
 // Encode is the compact JSON of k.

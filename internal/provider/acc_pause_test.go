@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/intentops/terraform-provider-cp/internal/hostsim"
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 	"github.com/intentops/terraform-provider-cp/internal/testhosts"
 )
@@ -130,6 +131,87 @@ resource "cp_kubernetes_cluster" "k" {
 					}),
 					hostFile(c, "master-1", "etc/kubernetes/admin.conf", true),
 				),
+			},
+		},
+	})
+}
+
+// A resume that fails, then a fix by hand: the cluster pauses after
+// validate-nodes; with name resolution broken on worker-1 (the dns
+// fault) the resumed operation fails at validate-credentials there and
+// the failure is diagnosed (Failed > Diagnosing, and PlanPatchReview when
+// a patch is proposed); the prior state keeps that record. The operator
+// then repairs /etc/resolv.conf on worker-1 by hand and does the check
+// the failed job did not reach (the registry probe list it writes), and
+// records the fix in interventions: the next apply continues the same
+// operation, verifies the fix with the job's evidence (Failed >
+// Verification > Running) and completes.
+func TestAccPause_failedResumeThenIntervention(t *testing.T) {
+	testAccPreCheck(t)
+	c := accHosts(t, "pausefix", "master-1", "worker-1")
+	prov := accProvider(c, "")
+	cluster := func(extra string) string {
+		return prov + `
+resource "cp_kubernetes_cluster" "k" {
+  name      = "pausefix"
+  storage   = "none"
+  approvals = [{ gate = "confirm-cluster-deletion", option = "delete cluster" }]
+  masters   = ` + nodesHCL(c, "master-1") + `
+  workers   = ` + nodesHCL(c, "worker-1") + `
+` + extra + `
+}
+`
+	}
+	const addr = "cp_kubernetes_cluster.k"
+	planned := []string{"created DraftIntent", "status PlanPreview", "status CapabilityResolution", "status Running", "status Paused",
+		"resumed Paused", "status Running", "status Failed", "status Diagnosing"}
+	fixed := []string{"resumed Failed", "status Verification", "status Running", "status Completed"}
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:             cluster(`  pause_after_stage = "validate-nodes"`),
+				ExpectNonEmptyPlan: true,
+				Check:              resource.TestCheckResourceAttr(addr, "operation.status", "Paused"),
+			},
+			{
+				PreConfig:   func() { must(t, c.SetFault(hostsim.Fault{Kind: hostsim.FaultDNS, Host: "worker-1"})) },
+				Config:      cluster(""),
+				ExpectError: regexp.MustCompile(`validate-credentials\[worker-1\] failed`),
+			},
+			{
+				PreConfig: func() {
+					onHost(t, c, "worker-1", `sudo sh -c "printf 'nameserver 192.0.2.53\n' >/etc/resolv.conf &&
+getent hosts registry.k8s.io >/dev/null &&
+mkdir -p /var/lib/cp/kubernetes &&
+printf 'https://registry.k8s.io/v2/\n' >/var/lib/cp/kubernetes/registry-probes"`)
+				},
+				Config: cluster(`  interventions = [{ job = "validate-credentials", node = "worker-1", note = "resolv.conf repaired by hand" }]`),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(addr, "operation.status", "Completed"),
+					func(s *terraform.State) error {
+						got, err := timelineOf(s, addr)
+						if err != nil {
+							return err
+						}
+						// The diagnosis ends in PlanPatchReview (a patch
+						// proposed, not taken: back to Failed) or in Failed.
+						for _, diagnosis := range [][]string{{"status PlanPatchReview", "status Failed"}, {"status Failed"}} {
+							want := append(append(append([]string(nil), planned...), diagnosis...), fixed...)
+							if strings.Join(got, " > ") == strings.Join(want, " > ") {
+								return nil
+							}
+						}
+						return fmt.Errorf("timeline got: %s\nwant: %s > [PlanPatchReview >] Failed > %s", strings.Join(got, " > "), strings.Join(planned, " > "), strings.Join(fixed, " > "))
+					},
+				),
+			},
+			{
+				// The fix recorded, the intervention leaves the
+				// configuration (the destroy's plan has no such job).
+				Config: cluster(""),
+				Check:  resource.TestCheckResourceAttr(addr, "operation.status", "Completed"),
 			},
 		},
 	})

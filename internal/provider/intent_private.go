@@ -98,10 +98,11 @@ func keepPrivate(ctx context.Context, p privateWriter, prev keptPrivate, ip inte
 		return
 	}
 	last := results[len(results)-1]
-	k := operation.Kept{Operation: last.Result.Operation, Action: last.Op.Action, Targets: last.Op.Targets}
+	k := operation.Kept{Operation: last.Result.Operation, Action: last.Op.Action, Targets: last.Op.Targets,
+		Create: intent.IsCreate(last.Op.Composed.Pack, last.Op.Action)}
 	for _, c := range ip.inputs.Changes {
 		if c.Action == last.Op.Action {
-			k.IDParts = c.IDParts
+			k.IDParts, k.Resumable = c.IDParts, resumable(c)
 		}
 	}
 	if k.Operation.Status == protocol.StatusPaused {
@@ -143,19 +144,33 @@ func (in *runInputs) withKept(k keptPrivate, now time.Time) {
 	in.Values = operation.Usable(k.Values, now)
 }
 
-// resumeChanges adds the change of a Paused operation when the resource's
-// own changes do not run its action again (a paused create of a cluster
-// whose hosts did not change), so the next apply resumes it.
+// resumable says whether a change can be run again from its kept record:
+// one computed from the prior hosts (remove_node) or carrying parameters
+// of its own (relabel) cannot, since a paused apply saves the new state.
+func resumable(c intent.Change) bool { return c.Hosts == nil && c.Params == nil }
+
+// resumeChanges adds the change of an operation the last apply left
+// unfinished (Paused, or Failed after a pause) when the resource's own
+// changes do not run its action again: a cluster's create paused, then
+// failed on resume, is not a change of its hosts. Only a resumable change
+// is added; a Completed or Cancelled operation is over. An unfinished
+// create is resumed alone: it plans the whole intent as configured, so
+// what a diff against the state it left would add (a worker the refresh
+// dropped because the paused create had not joined it yet) is its own.
 func resumeChanges(k keptPrivate, changes []intent.Change) []intent.Change {
-	if k.Op == nil || k.Op.Operation.Status != protocol.StatusPaused {
+	if k.Op == nil || k.Op.Operation.Status.Terminal() || !k.Op.Resumable {
 		return changes
+	}
+	resume := intent.Change{Action: k.Op.Action, Targets: k.Op.Targets, IDParts: k.Op.IDParts}
+	if k.Op.Create {
+		return []intent.Change{resume}
 	}
 	for _, c := range changes {
 		if c.Action == k.Op.Action {
 			return changes
 		}
 	}
-	return append([]intent.Change{{Action: k.Op.Action, Targets: k.Op.Targets, IDParts: k.Op.IDParts}}, changes...)
+	return append([]intent.Change{resume}, changes...)
 }
 
 // pauseAfterStageAttr is the pause_after_stage argument every intent
@@ -179,8 +194,8 @@ func pauseOf(v *types.String) string {
 }
 
 // checkPauseStage refuses at plan a pause_after_stage no planned
-// operation has.
-func checkPauseStage(ops []intentOp, stage string, diags *diag.Diagnostics) {
+// operation has, or one whose operation could not be resumed.
+func checkPauseStage(ops []intentOp, changes []intent.Change, stage string, diags *diag.Diagnostics) {
 	if stage == "" || len(ops) == 0 {
 		return
 	}
@@ -188,6 +203,13 @@ func checkPauseStage(ops []intentOp, stage string, diags *diag.Diagnostics) {
 	for _, op := range ops {
 		for _, s := range op.Composed.Plan.Stages {
 			if s.ID == stage {
+				for _, c := range changes {
+					if c.Action == op.Action && !resumable(c) {
+						addAttrError(diags, path.Root("pause_after_stage"), "Cannot pause this operation",
+							fmt.Sprintf("%s is computed from the hosts before this change, which a paused apply does not keep, so it could not be resumed. "+
+								"Remove pause_after_stage for this change.", op.Composed.Plan.Display()))
+					}
+				}
 				return
 			}
 			all = append(all, s.ID)
@@ -325,5 +347,5 @@ func prepareRun(ip *intentPlan, c computed, changes []intent.Change, ops []inten
 	ip.inputs.PauseAfterStage = pauseOf(c.Pause)
 	ip.inputs.Changes = changes
 	ip.inputs.withKept(k, now)
-	checkPauseStage(ops, ip.inputs.PauseAfterStage, diags)
+	checkPauseStage(ops, changes, ip.inputs.PauseAfterStage, diags)
 }

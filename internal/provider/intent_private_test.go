@@ -28,7 +28,15 @@ func (m memPrivate) SetKey(_ context.Context, k string, v []byte) diag.Diagnosti
 var privNow = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 
 func pausedKept(after string) keptPrivate {
-	return keptPrivate{Op: &operation.Kept{Operation: protocol.Operation{ID: "k.create.1", Status: protocol.StatusPaused}, Action: "create", IDParts: []string{"m1"}, PausedAfter: after}}
+	return keptPrivate{Op: &operation.Kept{Operation: protocol.Operation{ID: "k.create.1", Status: protocol.StatusPaused}, Action: "create", IDParts: []string{"m1"}, PausedAfter: after, Resumable: true, Create: true}}
+}
+
+func pausedDay2() keptPrivate {
+	return keptPrivate{Op: &operation.Kept{Operation: protocol.Operation{ID: "k.upgrade.1", Status: protocol.StatusPaused}, Action: "upgrade", IDParts: []string{"1.35"}, Resumable: true}}
+}
+
+func keptWith(status protocol.OperationStatus, resumable bool) keptPrivate {
+	return keptPrivate{Op: &operation.Kept{Operation: protocol.Operation{Status: status}, Action: "create", IDParts: []string{"m1"}, Resumable: resumable, Create: true}}
 }
 
 func TestResumeChanges(t *testing.T) {
@@ -41,10 +49,14 @@ func TestResumeChanges(t *testing.T) {
 	}{
 		{name: "nothing kept", in: nil, want: ""},
 		{name: "paused create, no change of its own", kept: pausedKept("a"), want: "create[m1]"},
-		{name: "paused create before another change", kept: pausedKept("a"), in: add, want: "create[m1] add_node[w2]"},
-		{name: "paused create already planned", kept: pausedKept("a"), in: []intent.Change{{Action: "create"}}, want: "create[]"},
-		{name: "failed is not resumed by the kept change", kept: keptPrivate{Op: &operation.Kept{Operation: protocol.Operation{Status: protocol.StatusFailed}, Action: "create"}}, want: ""},
-		{name: "completed", kept: keptPrivate{Op: &operation.Kept{Operation: protocol.Operation{Status: protocol.StatusCompleted}, Action: "create"}}, want: ""},
+		{name: "paused create plans the whole intent", kept: pausedKept("a"), in: add, want: "create[m1]"},
+		{name: "paused day-2 before another change", kept: pausedDay2(), in: add, want: "upgrade[1.35] add_node[w2]"},
+		{name: "paused day-2 already planned", kept: pausedDay2(), in: []intent.Change{{Action: "upgrade"}}, want: "upgrade[]"},
+		{name: "failed after a pause", kept: keptWith(protocol.StatusFailed, true), want: "create[m1]"},
+		{name: "waiting for a patch review", kept: keptWith(protocol.StatusPlanPatchReview, true), want: "create[m1]"},
+		{name: "not resumable", kept: keptWith(protocol.StatusPaused, false), want: ""},
+		{name: "completed", kept: keptWith(protocol.StatusCompleted, true), want: ""},
+		{name: "cancelled", kept: keptWith(protocol.StatusCancelled, true), want: ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
@@ -73,7 +85,7 @@ func TestCheckPauseStage(t *testing.T) {
 		err   bool
 	}{{"", false}, {"install-runtime", false}, {"init", false}, {"instal-runtime", true}} {
 		var d diag.Diagnostics
-		checkPauseStage(ops, tc.stage, &d)
+		checkPauseStage(ops, nil, tc.stage, &d)
 		if d.HasError() != tc.err {
 			t.Fatalf("%q: got: %v want error: %v", tc.stage, d, tc.err)
 		}
@@ -86,6 +98,11 @@ func TestCheckPauseStage(t *testing.T) {
 				t.Errorf("error is not on pause_after_stage: %v", e)
 			}
 		}
+	}
+	var d diag.Diagnostics
+	checkPauseStage(ops, []intent.Change{{Action: "create", Hosts: []operation.HostAccess{{}}}}, "init", &d)
+	if !d.HasError() || !strings.Contains(d.Errors()[0].Detail(), "could not be resumed") {
+		t.Errorf("a change computed from the prior hosts got: %v want: refused", d)
 	}
 	if got := stopAfter(ops[0], "init"); got != "init" {
 		t.Errorf("stopAfter got: %q want: init", got)
@@ -172,7 +189,7 @@ func TestKeepAndReadPrivate(t *testing.T) {
 		t.Errorf("the admin kubeconfig was kept: %s", store[privSecrets])
 	}
 	got := readPrivate(context.Background(), store, &d)
-	if got.Op == nil || got.Op.PausedAfter != "install-runtime" || strings.Join(got.Op.IDParts, ",") != "master-1" || got.Op.Action != "create" {
+	if got.Op == nil || got.Op.PausedAfter != "install-runtime" || strings.Join(got.Op.IDParts, ",") != "master-1" || got.Op.Action != "create" || !got.Op.Resumable || !got.Op.Create {
 		t.Fatalf("operation got: %+v", got.Op)
 	}
 	if got.Build == nil || got.Build.Version != "1.0.0" || got.Build.Customization == nil || strings.Join(got.Build.Patches, ",") != "p1" {
