@@ -286,6 +286,17 @@ func TestPostgresHostPGDGRepository(t *testing.T) {
 		t.Errorf("pgdg.sources kept with apt_repository = distribution: %s", out)
 	}
 
+	// A cluster of its own, created by the real pg_createcluster beside
+	// the package's 15/main, on its own port.
+	e.runCompleted(e.pgHostPlan(name+"-ledger", "db-2", map[string]string{"postgresql_cluster": "ledger", "port": "5433", "database": "ledger"}),
+		engine.RunInput{OperationID: name + ".ledger"})
+	if got := e.sudo(t, "db-2", "pg_lsclusters -h | cut -d' ' -f1-4"); !strings.Contains(got, "15 ledger 5433 online\n") {
+		t.Fatalf("pg_lsclusters after postgresql_cluster = ledger, port = 5433:\n%s", got)
+	}
+	if got := strings.TrimSpace(e.sudo(t, "db-2", "systemctl is-active postgresql@15-ledger; ls /var/backups/postgresql")); got != "active\n15-ledger" {
+		t.Fatalf("unit and backups of 15/ledger: %q", got)
+	}
+
 	// Another key in PGDG's keyring file is refused, and nothing is written.
 	e.sudo(t, "db-2", "cp /usr/share/keyrings/debian-archive-keyring.gpg /usr/share/postgresql-common/pgdg/apt.postgresql.org.asc")
 	bad := e.run(e.pgHostPlan(name+"-bad", "db-2", map[string]string{"apt_repository": "pgdg"}), engine.RunInput{OperationID: name + ".bad"})
