@@ -5,14 +5,19 @@
 #   internal/provider/bench/plan-scale.sh [NODES...]     (default: 10 1000 5000)
 #
 # For each count it writes the configuration, runs `tofu plan -no-color`
-# once under GNU time and prints one line: the wall time of tofu plan,
-# the peak resident memory of tofu and of the provider (each provider
-# process is started under GNU time by a wrapper that the dev override
-# points at; the largest is shown), their sum, the plan's lines, and its
-# lines without OpenTofu's echo of the hosts list (4 lines per host).
+# once and prints one line: the wall time of tofu plan, the CPU time of
+# tofu and its providers (what a loaded machine inflates less than wall
+# time) and of the providers alone, the peak resident
+# memory of tofu (its VmHWM, read while it runs) and of the provider (each
+# provider process is started under GNU time by a wrapper that the dev
+# override points at; the largest is shown), their sum, the plan's lines,
+# and its lines without OpenTofu's echo of the hosts list (4 lines per
+# host).
 # No host is contacted: plan makes no SSH connection.
 #
-# TOFU names the OpenTofu binary (default: bin/tofu of the tree).
+# TOFU names the OpenTofu binary (default: bin/tofu of the tree); with
+# KEEP set, the scratch directory (configurations, plans, GNU time's
+# reports) is kept and named on stderr.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -44,7 +49,8 @@ if ! /usr/bin/time -v true >/dev/null 2>&1; then
 fi
 
 work=$(mktemp -d)
-trap 'rm -rf -- "$work"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf -- "$work"' EXIT
+[ -z "${KEEP:-}" ] || echo "plan-scale.sh: keeping $work" >&2
 mkdir -p "$work/plugins" "$work/rss"
 (cd "$root" && go build -o "$work/plugins/provider.real" .)
 # The wrapper keeps the provider's stdout (the plugin handshake) and
@@ -78,6 +84,10 @@ hosts() {
 }
 
 kb() { sed -n 's/^[[:space:]]*Maximum resident set size (kbytes): //p' "$1"; }
+# cpu_s FILE: user plus system seconds of a GNU time report.
+cpu_s() {
+	awk -F': ' '/^[[:space:]]*(User|System) time \(seconds\)/ { s += $2 } END { printf "%.2f", s }' "$1"
+}
 
 for n in "${counts[@]}"; do
 	dir="$work/n$n"
@@ -113,24 +123,42 @@ resource "cp_kubernetes_cluster" "bench" {
   workers                  = $(hosts worker $((n - 3)) 1)
 }
 HCL
-	if ! (cd "$dir" && TF_CLI_CONFIG_FILE="$work/cli.tfrc" TF_IN_AUTOMATION=1 /usr/bin/time -v -o "$work/tofu.time" \
-		"$tofu" plan -no-color -input=false >"$dir/plan.out" 2>&1); then
+	# tofu runs in the background under GNU time (wall and CPU time, its
+	# providers' included) so that its own peak (VmHWM) can be read while
+	# it runs: GNU time's peak for a process includes the largest child it
+	# waited for, here the provider.
+	(cd "$dir" && TF_CLI_CONFIG_FILE="$work/cli.tfrc" TF_IN_AUTOMATION=1 exec /usr/bin/time -v -o "$work/tofu.time" \
+		"$tofu" plan -no-color -input=false >"$dir/plan.out" 2>&1) &
+	pid=$!
+	tofu_kb=0
+	while kill -0 "$pid" 2>/dev/null; do
+		for c in $(pgrep -P "$pid" 2>/dev/null || true); do
+			k=$(sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB$/\1/p' "/proc/$c/status" 2>/dev/null || true)
+			if [ -n "$k" ] && [ "$k" -gt "$tofu_kb" ]; then
+				tofu_kb=$k
+			fi
+		done
+		sleep 0.05
+	done
+	if ! wait "$pid"; then
 		echo "plan-scale.sh: tofu plan of $n nodes failed:" >&2
 		tail -40 "$dir/plan.out" >&2
 		exit 1
 	fi
 	wall=$(sed -n 's/^[[:space:]]*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$work/tofu.time")
-	tofu_kb=$(kb "$work/tofu.time")
+	cpu=$(cpu_s "$work/tofu.time")
 	prov_kb=0
+	prov_cpu=0
 	for f in "$work"/rss/provider.*; do
 		[ -f "$f" ] || continue
 		k=$(kb "$f")
 		if [ -n "$k" ] && [ "$k" -gt "$prov_kb" ]; then
 			prov_kb=$k
 		fi
+		prov_cpu=$(awk -v a="$prov_cpu" -v b="$(cpu_s "$f")" 'BEGIN { printf "%.2f", a + b }')
 	done
 	lines=$(wc -l <"$dir/plan.out")
 	# OpenTofu echoes each host as 4 lines: "{", address, name, "},".
 	host_lines=$(grep -cE '^ *\+ (address|name) += "(10\.|master-|worker-)' "$dir/plan.out" || true)
-	echo "nodes=$n tofu_plan_wall=$wall tofu_max_rss_mb=$((tofu_kb / 1024)) provider_max_rss_mb=$((prov_kb / 1024)) sum_max_rss_mb=$(((tofu_kb + prov_kb) / 1024)) plan_lines=$lines plan_lines_without_hosts=$((lines - host_lines * 2))"
+	echo "nodes=$n tofu_plan_wall=$wall cpu_s=$cpu provider_cpu_s=$prov_cpu tofu_max_rss_mb=$((tofu_kb / 1024)) provider_max_rss_mb=$((prov_kb / 1024)) sum_max_rss_mb=$(((tofu_kb + prov_kb) / 1024)) plan_lines=$lines plan_lines_without_hosts=$((lines - host_lines * 2))"
 done
