@@ -154,6 +154,9 @@ type Result struct {
 	Waiting      []GateWait           `json:"waiting,omitempty"`
 	// Cancelled is set when a gate's cancel option ended the operation.
 	Cancelled *GateCancel `json:"cancelled,omitempty"`
+	// RollingStops lists the serial jobs whose rolling stopped at a failed
+	// host (Controls.MaxFailures), in the order they stopped.
+	RollingStops []RollingStop `json:"rolling_stops,omitempty"`
 	// TimedOut is set when the run's time limit ran out (see TimeoutError).
 	TimedOut      *TimedOut            `json:"timed_out,omitempty"`
 	Failed        []string             `json:"failed,omitempty"` // instance ids

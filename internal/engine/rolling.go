@@ -22,6 +22,8 @@ func (s *scheduler) countRollingFailure(st *instState) {
 	if len(failed) <= c.MaxFailures || s.jobStopped[job] != "" {
 		return
 	}
+	stop := &RollingStop{Job: job, Failed: append([]string(nil), failed...), MaxFailures: c.MaxFailures}
+	s.r.rolling = append(s.r.rolling, stop)
 	if c.MaxFailures == 0 {
 		s.jobStopped[job] = fmt.Sprintf("not run: rolling job %s stopped at its first failed host (%s); controls.max_failures is 0", job, failed[0])
 	} else {
@@ -35,9 +37,23 @@ func (s *scheduler) countRollingFailure(st *instState) {
 	}
 }
 
+// RollingStop says that a serial job's rolling stopped: which instances
+// failed, the limit, and which instances were then not run (plan order).
+type RollingStop struct {
+	Job         string   `json:"job"`
+	Failed      []string `json:"failed"`
+	MaxFailures int      `json:"max_failures"`
+	NotRun      []string `json:"not_run,omitempty"`
+}
+
 // notRun decides an instance a stopped rolling does not start: skipped,
 // with its dependents.
 func (s *scheduler) notRun(st *instState, reason string) {
+	for _, rs := range s.r.rolling {
+		if rs.Job == st.in.JobID {
+			rs.NotRun = append(rs.NotRun, st.in.ID)
+		}
+	}
 	st.decided = true
 	st.res.Status = StatusSkipped
 	st.res.Reason = reason

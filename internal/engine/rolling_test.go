@@ -99,18 +99,23 @@ func TestRollingStopsAtFailures(t *testing.T) {
 		broken      []string
 		want        []Status // roll on h1..h4
 		reason      string   // of the instances not run
+		stop        string   // Result.RollingStops, as "job failed/max: not run"
 		overlap     bool     // roll[h2] started before roll[h1] finished
 	}{
 		{name: "serial 1, 0 failures allowed: stops at the first failed host", serial: 1, max: 0, broken: []string{"h2"},
-			want: []Status{done, failed, notRun, notRun}, reason: "not run: rolling job roll stopped at its first failed host (roll[h2]); controls.max_failures is 0"},
+			want: []Status{done, failed, notRun, notRun}, reason: "not run: rolling job roll stopped at its first failed host (roll[h2]); controls.max_failures is 0",
+			stop: "roll roll[h2]/0: roll[h3] roll[h4]"},
 		{name: "serial 1, 1 failure allowed: goes on past one", serial: 1, max: 1, broken: []string{"h2"},
 			want: []Status{done, failed, done, done}},
 		{name: "serial 1, 1 failure allowed: stops at the second", serial: 1, max: 1, broken: []string{"h2", "h3"},
-			want: []Status{done, failed, failed, notRun}, reason: "not run: rolling job roll stopped after 2 failed hosts (roll[h2], roll[h3]), more than controls.max_failures 1"},
+			want: []Status{done, failed, failed, notRun}, reason: "not run: rolling job roll stopped after 2 failed hosts (roll[h2], roll[h3]), more than controls.max_failures 1",
+			stop: "roll roll[h2] roll[h3]/1: roll[h4]"},
 		{name: "serial 2, 0 failures allowed: the running one finishes, the rest do not start", serial: 2, max: 0, broken: []string{"h1"},
-			want: []Status{failed, done, notRun, notRun}, reason: "not run: rolling job roll stopped at its first failed host (roll[h1]); controls.max_failures is 0", overlap: true},
+			want: []Status{failed, done, notRun, notRun}, reason: "not run: rolling job roll stopped at its first failed host (roll[h1]); controls.max_failures is 0", overlap: true,
+			stop: "roll roll[h1]/0: roll[h3] roll[h4]"},
 		{name: "serial 2, 1 failure allowed: stops after the second", serial: 2, max: 1, broken: []string{"h1", "h2"},
-			want: []Status{failed, failed, done, notRun}, reason: "not run: rolling job roll stopped after 2 failed hosts (roll[h1], roll[h2]), more than controls.max_failures 1", overlap: true},
+			want: []Status{failed, failed, done, notRun}, reason: "not run: rolling job roll stopped after 2 failed hosts (roll[h1], roll[h2]), more than controls.max_failures 1", overlap: true,
+			stop: "roll roll[h1] roll[h2]/1: roll[h4]"},
 		{name: "serial 2, nothing fails", serial: 2, max: 0,
 			want: []Status{done, done, done, done}, overlap: true},
 	}
@@ -148,6 +153,13 @@ func TestRollingStopsAtFailures(t *testing.T) {
 			}
 			if res.Operation.Status != wantOp {
 				t.Errorf("operation got: %s want: %s", res.Operation.Status, wantOp)
+			}
+			var stops []string
+			for _, rs := range res.RollingStops {
+				stops = append(stops, fmt.Sprintf("%s %s/%d: %s", rs.Job, strings.Join(rs.Failed, " "), rs.MaxFailures, strings.Join(rs.NotRun, " ")))
+			}
+			if got := strings.Join(stops, "; "); got != tc.stop {
+				t.Errorf("rolling stops got: %q want: %q", got, tc.stop)
 			}
 			if got := startedBeforeFinished(rec, "roll[h2]", "roll[h1]"); got != tc.overlap {
 				t.Errorf("roll[h2] started before roll[h1] finished got: %v want: %v (serial %d)", got, tc.overlap, tc.serial)

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -279,5 +280,9 @@ func (r *run) result() *Result {
 	res.Interventions = r.interv
 	res.Cancelled = r.cancelledBy()
 	res.TimedOut = r.timedOut
+	for _, rs := range r.rolling {
+		slices.SortFunc(rs.NotRun, func(a, b string) int { return r.byID[a].idx - r.byID[b].idx })
+		res.RollingStops = append(res.RollingStops, *rs)
+	}
 	return res
 }

@@ -68,6 +68,8 @@ type run struct {
 	// stops holds what stopping the running jobs did per host.
 	stopMu sync.Mutex
 	stops  []string
+	// rolling holds the serial jobs whose rolling stopped (rolling.go).
+	rolling []*RollingStop
 	// timedOut is set by endOperation when the run's time limit ran out.
 	timedOut  *TimedOut
 	pauseHeld bool // an instance was held by StopAfterStage (pause.go)

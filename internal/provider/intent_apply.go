@@ -275,6 +275,7 @@ func failureDetail(res *engine.Result) string {
 			skipped++
 		}
 	}
+	b.WriteString(rollingStops(res))
 	if skipped > 0 {
 		fmt.Fprintf(&b, "%d dependent job(s) were skipped.\n", skipped)
 	}
