@@ -180,7 +180,13 @@ func addPlanErrorAt(diags *diag.Diagnostics, req planner.Request, err error, pp 
 	case errors.Is(err, planner.ErrParams):
 		summary = "Invalid parameters"
 	}
-	addAttrError(diags, attr, summary, err.Error())
+	detail := err.Error()
+	if errors.Is(err, planner.ErrMissingInput) && strings.Contains(detail, "artifact "+s3Capability+".") {
+		detail += "\n\nA bound " + s3Capability + " provider brings its endpoint, bucket and credentials artifacts only with its keys: " +
+			"give the binding attributes.endpoint and access_key_env and secret_key_env (names of environment variables holding the keys), " +
+			"or access_key_wo and secret_key_wo."
+	}
+	addAttrError(diags, attr, summary, detail)
 }
 
 // requirementPath finds the pack requirement an error names ("pack X

@@ -265,7 +265,8 @@ func TestTempoBoundStorageCredentials(t *testing.T) {
 		t.Fatalf("got: credentials input %q want: the binding's keys", creds)
 	}
 	_, _, diags = plan(s3Binding("", ""))
-	if errs := strings.Join(errorsAt(diags), "\n"); !strings.Contains(errs, "object_storage.s3.") || !strings.Contains(errs, "absent") {
-		t.Fatalf("got: %q want: the plan refused for the missing endpoint or credentials", errs)
+	if errs := strings.Join(errorsAt(diags), "\n"); !strings.Contains(errs, "object_storage.s3.") || !strings.Contains(errs, "absent") ||
+		!strings.Contains(errs, "give the binding attributes.endpoint and access_key_env and secret_key_env") {
+		t.Fatalf("got: %q want: the plan refused for the missing endpoint or credentials, saying how to give the keys", errs)
 	}
 }
