@@ -25,14 +25,21 @@ check mc_image "${CP_PARAM_MC_IMAGE:-}" "$image_re" \
 
 check encryption "${CP_PARAM_ENCRYPTION:-}" '^(true|false)$' "true or false"
 
+check region "${CP_PARAM_REGION:-}" '^[a-z0-9-]{1,32}$' "an S3 region such as us-east-1"
+
 kc=(--kubeconfig "$CP_ARTIFACT_KUBECONFIG_ADMIN")
 ns=$CP_PARAM_NAMESPACE
-kubectl "${kc[@]}" -n "$ns" delete job minio-verify --ignore-not-found
-kubectl "${kc[@]}" apply -f - <<YAML
+
+# mc_job NAME SCRIPT runs SCRIPT (a constant of this file; values reach it
+# only through the environment) with sh in a MinIO client Job and waits
+# for it to complete.
+mc_job() {
+  kubectl "${kc[@]}" -n "$ns" delete job "$1" --ignore-not-found
+  kubectl "${kc[@]}" apply -f - <<YAML
 apiVersion: batch/v1
 kind: Job
 metadata:
-  name: minio-verify
+  name: $1
   namespace: "$ns"
 spec:
   backoffLimit: 2
@@ -50,19 +57,38 @@ spec:
             - {name: MC_HOST_s3, value: "http://\$(ROOT_USER):\$(ROOT_PASSWORD)@$CP_PARAM_RELEASE_NAME.$ns.svc:9000"}
             - {name: BUCKET, value: "$CP_PARAM_BUCKET"}
             - {name: ENCRYPTION, value: "$CP_PARAM_ENCRYPTION"}
+            - {name: REGION, value: "$CP_PARAM_REGION"}
           command: ["/bin/sh", "-c"]
-          # Logs bucket-encryption (the algorithm mc encrypt info --json
-          # reads from the bucket's configuration, none without one) and
-          # bucket-region (the bucket's location), which the evidence reads.
           args:
-            - >-
-              algo=\$(mc encrypt info --json "s3/\$BUCKET" | sed -n 's/.*"algorithm": *"\([^"]*\)".*/\1/p') &&
-              echo "bucket-encryption: \${algo:-none}" &&
-              echo "bucket-region: \$(mc stat "s3/\$BUCKET" | sed -n 's/^ *Location *: *//p')" &&
-              echo cp-verify | mc pipe "s3/\$BUCKET/.cp-verify" &&
-              [ "\$(mc cat "s3/\$BUCKET/.cp-verify")" = cp-verify ] &&
-              if [ "\$ENCRYPTION" = true ]; then mc stat "s3/\$BUCKET/.cp-verify" | grep -qi encrypt; fi &&
-              mc rm "s3/\$BUCKET/.cp-verify"
+            - |
+              ${2//$'\n'/$'\n'              }
 YAML
-kubectl "${kc[@]}" -n "$ns" wait --for=condition=complete job/minio-verify --timeout=5m
-echo "verify-minio: object written and read in $CP_PARAM_BUCKET (encryption $CP_PARAM_ENCRYPTION)"
+  kubectl "${kc[@]}" -n "$ns" wait --for=condition=complete "job/$1" --timeout=5m
+}
+
+# The Job scripts are single-quoted: they expand in the Job's shell.
+# shellcheck disable=SC2016
+# An object written, read back and, with encryption, stored encrypted.
+mc_job minio-verify '
+echo cp-verify | mc pipe "s3/$BUCKET/.cp-verify"
+[ "$(mc cat "s3/$BUCKET/.cp-verify")" = cp-verify ] || exit 1
+if [ "$ENCRYPTION" = true ]; then mc stat "s3/$BUCKET/.cp-verify" | grep -qi encrypt || exit 1; fi
+mc rm "s3/$BUCKET/.cp-verify"'
+
+# The bucket'"'"'s default encryption as mc encrypt info --json reads it
+# (encryption.algorithm, empty without a configuration) against the
+# encryption parameter: evidence bucket_encryption.
+# shellcheck disable=SC2016
+mc_job minio-verify-encryption '
+algo=$(mc encrypt info --json "s3/$BUCKET" | sed -n "s/.*\"algorithm\": *\"\\([^\"]*\\)\".*/\\1/p")
+echo "bucket $BUCKET encryption: ${algo:-none}, wanted: $ENCRYPTION"
+case "$ENCRYPTION:$algo" in true:?*|false:) ;; *) exit 1 ;; esac'
+
+# The server'"'"'s region as mc admin info --json reports it against the
+# region parameter: evidence region_set.
+# shellcheck disable=SC2016
+mc_job minio-verify-region '
+got=$(mc admin info --json s3 | sed -n "s/.*\"region\": *\"\\([^\"]*\\)\".*/\\1/p" | head -n 1)
+echo "region: ${got:-none}, wanted: $REGION"
+[ "$got" = "$REGION" ]'
+echo "verify-minio: object written and read in $CP_PARAM_BUCKET; encryption $CP_PARAM_ENCRYPTION and region $CP_PARAM_REGION as asked"
