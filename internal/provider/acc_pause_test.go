@@ -216,3 +216,65 @@ printf 'https://registry.k8s.io/v2/\n' >/var/lib/cp/kubernetes/registry-probes"`
 		},
 	})
 }
+
+// The join token a later add_node consumes comes from private state: the
+// create keeps it there with its expiry, and the add_node of worker-2
+// joins with it even though the file its reference names on master-1 is
+// gone (without the kept value the run reads the reference and fails).
+func TestAccPrivate_joinTokenFromPrivateState(t *testing.T) {
+	testAccPreCheck(t)
+	c := accHosts(t, "privtok", "master-1", "worker-1", "worker-2")
+	prov := accProvider(c, "")
+	cluster := func(workers ...string) string {
+		return prov + `
+resource "cp_kubernetes_cluster" "k" {
+  name      = "privtok"
+  storage   = "none"
+  approvals = [{ gate = "confirm-cluster-deletion", option = "delete cluster" }]
+  masters   = ` + nodesHCL(c, "master-1") + `
+  workers   = ` + nodesHCL(c, workers...) + `
+}
+`
+	}
+	const addr = "cp_kubernetes_cluster.k"
+	var tokenRef string
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: cluster("worker-1"),
+				Check: func(s *terraform.State) error {
+					at := s.RootModule().Resources[addr].Primary.Attributes
+					n, _ := strconv.Atoi(at["artifacts.#"])
+					for i := range n {
+						if at[fmt.Sprintf("artifacts.%d.id", i)] == "kubeadm.join_token" {
+							tokenRef = at[fmt.Sprintf("artifacts.%d.ref", i)]
+							if v := at[fmt.Sprintf("artifacts.%d.value", i)]; v != "" {
+								return fmt.Errorf("the join token's value is in the state's artifacts")
+							}
+						}
+					}
+					if !strings.HasPrefix(tokenRef, "master-1:/") {
+						return fmt.Errorf("join token reference got: %q want: master-1:/...", tokenRef)
+					}
+					return nil
+				},
+			},
+			{
+				PreConfig: func() {
+					onHost(t, c, "master-1", "sudo rm -f -- "+shellWord(strings.TrimPrefix(tokenRef, "master-1:")))
+				},
+				Config: cluster("worker-1", "worker-2"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(addr, "operation.action", "add_node"),
+					resource.TestCheckResourceAttr(addr, "operation.status", "Completed"),
+					hostFile(c, "worker-2", "etc/kubernetes/kubelet.conf", true),
+				),
+			},
+		},
+	})
+}
+
+// shellWord quotes s as one word for a POSIX shell.
+func shellWord(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
