@@ -260,9 +260,11 @@ func stagesAfter(plan *protocol.Plan, stage string) []string {
 	return out
 }
 
-// showResume says at plan what apply does with a Paused operation: which
-// stages resume runs, or that it stays paused.
+// showResume says at plan what apply does with an unfinished operation:
+// that it continues under another pack version than it was built from,
+// and for a Paused one which stages resume runs, or that it stays paused.
 func showResume(k keptPrivate, ops []intentOp, stage string, diags *diag.Diagnostics) {
+	checkBuild(k, ops, diags)
 	if k.Op == nil || k.Op.Operation.Status != protocol.StatusPaused {
 		return
 	}
@@ -282,6 +284,24 @@ func showResume(k keptPrivate, ops []intentOp, stage string, diags *diag.Diagnos
 		}
 		diags.AddWarning(fmt.Sprintf("Operation %s resumes", op.ID), detail)
 		return
+	}
+}
+
+// checkBuild warns when an unfinished operation is continued from a pack
+// version other than the one its first run was built from (the build
+// key): the jobs that finished stay done, the rest run the new version.
+func checkBuild(k keptPrivate, ops []intentOp, diags *diag.Diagnostics) {
+	if k.Op == nil || k.Op.Operation.Status.Terminal() || k.Build == nil {
+		return
+	}
+	for _, op := range ops {
+		pack := op.Composed.Pack
+		if op.ID != k.Op.Operation.ID || pack == nil || (pack.ID == k.Build.Pack && pack.Version == k.Build.Version) {
+			continue
+		}
+		diags.AddWarning(fmt.Sprintf("Operation %s continues under another pack version", op.ID),
+			fmt.Sprintf("%s (%s) was built from pack %s %s and is continued with %s %s: the jobs that finished stay done, the others run the scripts of %s. "+
+				"To run it as built, pin the pack version it was built from.", op.ID, k.Op.Operation.Status, k.Build.Pack, k.Build.Version, pack.ID, pack.Version, pack.Version))
 	}
 }
 

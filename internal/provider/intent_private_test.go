@@ -35,6 +35,12 @@ func pausedDay2() keptPrivate {
 	return keptPrivate{Op: &operation.Kept{Operation: protocol.Operation{ID: "k.upgrade.1", Status: protocol.StatusPaused}, Action: "upgrade", IDParts: []string{"1.35"}, Resumable: true}}
 }
 
+func withBuild(k keptPrivate, version string) keptPrivate {
+	k.Op.Operation.ID = "k.create.1"
+	k.Build = &buildRecord{Pack: "kubernetes", Version: version}
+	return k
+}
+
 func keptWith(status protocol.OperationStatus, resumable bool) keptPrivate {
 	return keptPrivate{Op: &operation.Kept{Operation: protocol.Operation{Status: status}, Action: "create", IDParts: []string{"m1"}, Resumable: resumable, Create: true}}
 }
@@ -134,6 +140,9 @@ func TestShowResume(t *testing.T) {
 		{name: "pauses again later", kept: pausedKept("install-runtime"), stage: "init", want: "pauses again after stage init"},
 		{name: "stays paused", kept: pausedKept("install-runtime"), stage: "install-runtime", want: "runs nothing new"},
 		{name: "not paused", kept: keptPrivate{}, want: ""},
+		{name: "built from the same version", kept: withBuild(keptWith(protocol.StatusFailed, true), "1.0.0"), want: ""},
+		{name: "built from another version", kept: withBuild(keptWith(protocol.StatusFailed, true), "0.9.0"), want: "built from pack kubernetes 0.9.0 and is continued with kubernetes 1.0.0"},
+		{name: "completed under another version", kept: withBuild(keptWith(protocol.StatusCompleted, true), "0.9.0"), want: ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var d diag.Diagnostics
