@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/intentops/terraform-provider-cp/internal/hostsim"
 	"github.com/intentops/terraform-provider-cp/internal/testhosts"
 )
 
@@ -337,6 +338,56 @@ data "cp_capability" "s3" {
 				statecheck.ExpectKnownValue("data.cp_capability.s3", tfjsonpath.New("considered").AtSliceIndex(1).AtMapKey("decided_by"),
 					knownvalue.StringExact(`rule 1 "pci-no-shared"`)),
 			},
+		}},
+	})
+}
+
+// Requirement constraints shape the MinIO created for cp_tempo, through
+// OpenTofu on the simulator's cluster: access_mode dedicated gives it a
+// namespace and release of its own (minio-<name>), min_capacity_gb the
+// volume size in the chart's values, region MinIO's MINIO_REGION, and
+// encryption false leaves the KMS Secret out of the chart.
+func TestAccDecisions_constraintsShapeTheCreatedMinio(t *testing.T) {
+	testAccPreCheck(t)
+	c := accHosts(t, "small", "master-1", "worker-1")
+	prov := accProvider(c, s3Policy)
+	cluster := smallCluster(nodesHCL(c, "master-1"), nodesHCL(c, "worker-1"))
+	tempo := `
+resource "cp_tempo" "shaped" {
+  name           = "traces-shaped"
+  environment    = "stage"
+  cluster_handle = cp_kubernetes_cluster.small.handle
+  parameters     = { namespace = "traces-shaped" }
+  requirements   = { "object_storage.s3" = { min_capacity_gb = 200, encryption = false, access_mode = "dedicated", region = "eu-central" } }
+  approvals      = [{ gate = "confirm-tempo-uninstall", option = "uninstall" }]
+}
+`
+	const release = "minio-traces-shaped/minio-traces-shaped"
+	values := func(*terraform.State) error {
+		st, err := hostsim.ReadState(c.SimulatorStateDir())
+		if err != nil {
+			return err
+		}
+		r, ok := st.Releases[release]
+		if !ok {
+			return fmt.Errorf("got: no release %s want: the dedicated MinIO", release)
+		}
+		if _, shared := st.Releases["minio/minio"]; shared {
+			return fmt.Errorf("got: the shared release minio/minio want: only the dedicated one")
+		}
+		p, _ := r.Values["persistence"].(map[string]any)
+		env, _ := r.Values["environment"].(map[string]any)
+		if p["size"] != "200Gi" || env["MINIO_REGION"] != "eu-central" || r.Values["extraSecret"] != nil {
+			return fmt.Errorf("got: values %v want persistence.size 200Gi, MINIO_REGION eu-central and no extraSecret", r.Values)
+		}
+		return nil
+	}
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: prov + cluster + tempo,
+			Check:  values,
 		}},
 	})
 }
