@@ -2,6 +2,7 @@ package packs
 
 import (
 	"context"
+	"encoding/base64"
 	"strings"
 	"testing"
 	"time"
@@ -107,5 +108,55 @@ func TestCreateBucketAndCredentialsBoundS3(t *testing.T) {
 				t.Errorf("got: the cluster changed before the storage was proved:\n%s", calls)
 			}
 		})
+	}
+}
+
+// TestTempoCredentialsStoredBound: for a bound S3 provider the
+// credentials_stored evidence holds only while tempo-s3 holds exactly the
+// bound keys, so new keys make the job run again and store them; the keys
+// are on no command line.
+func TestTempoCredentialsStoredBound(t *testing.T) {
+	const job = "tempo/jobs/create-bucket-and-credentials.yaml"
+	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	for _, tc := range []struct {
+		name, stored string
+		holds        bool
+	}{
+		{"same keys", "AKIASTORED01/stored-secret-01", true},
+		{"other secret key", "AKIASTORED01/rotated-secret-02", false},
+		{"other access key", "AKIAOTHER001/stored-secret-01", false},
+		{"no Secret", "", false},
+	} {
+		t.Run(strings.ReplaceAll(tc.name, " ", "_"), func(t *testing.T) {
+			h := newScriptHost(t)
+			body := `echo 'Error from server (NotFound): secrets "tempo-s3" not found' >&2; exit 1`
+			if tc.stored != "" {
+				ak, sk, _ := strings.Cut(tc.stored, "/")
+				body = `case " $* " in
+  *"{.data.AWS_ACCESS_KEY_ID}"*) printf '%s' ` + b64(ak) + ` ;;
+  *"{.data.AWS_SECRET_ACCESS_KEY}"*) printf '%s' ` + b64(sk) + ` ;;
+esac`
+			}
+			h.stub("kubectl", body)
+			env := h.artifactEnv(packEnv(t, "tempo", nil), map[string]string{
+				"kubeconfig.admin":              "apiVersion: v1\n",
+				"object_storage.s3.endpoint":    "http://127.0.0.1:8333\n",
+				"object_storage.s3.credentials": "AWS_ACCESS_KEY_ID=AKIASTORED01\nAWS_SECRET_ACCESS_KEY=stored-secret-01\n",
+			})
+			if ok, got := h.evidence(job, "credentials_stored", env); ok != tc.holds {
+				t.Errorf("got: credentials_stored holds %v (%q) want: %v", ok, got, tc.holds)
+			}
+			if calls := h.log(h.calls); strings.Contains(calls, "stored-secret-01") || strings.Contains(calls, "AKIASTORED01") {
+				t.Errorf("got: a key on a command line:\n%s", calls)
+			}
+		})
+	}
+	// A created MinIO's Secret holds keys of Tempo's own user: its
+	// existence is the evidence.
+	h := newScriptHost(t)
+	env := h.artifactEnv(packEnv(t, "tempo", nil), storageArts(minioCreds))
+	h.stub("kubectl", `case " $* " in *" -o name "*) echo secret/tempo-s3 ;; esac`)
+	if ok, got := h.evidence(job, "credentials_stored", env); !ok {
+		t.Errorf("got: credentials_stored fails (%q) for a MinIO user's Secret want: it holds", got)
 	}
 }

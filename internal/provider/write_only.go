@@ -288,9 +288,9 @@ func (m *scenarioModel) clearWriteOnly() { clearWriteOnly(m.Candidates) }
 func tempoStorageAttrs(attrs map[string]schema.Attribute) map[string]schema.Attribute {
 	attrs = storageCredentialAttrs(attrs)
 	v := attrs["credentials_wo_version"].(schema.Int64Attribute)
-	v.MarkdownDescription += " For Tempo, `create-bucket-and-credentials` is skipped while its evidence (the bucket Job succeeded, " +
-		"the Secret `tempo-s3` exists) holds, so with a storage that issues no user of its own the Secret keeps the keys it was created with; " +
-		"delete `tempo-s3` in Tempo's namespace before bumping the version to have the new keys written."
+	v.MarkdownDescription += " For Tempo bound to an existing S3 provider, `create-bucket-and-credentials` is skipped only while its evidence " +
+		"holds with the current keys (the evidence object reads back with them, and the Secret `tempo-s3` holds exactly them), so after a " +
+		"bump the job runs again when the keys changed and stores the new ones in `tempo-s3`."
 	attrs["credentials_wo_version"] = v
 	return attrs
 }
