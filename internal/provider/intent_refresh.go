@@ -28,8 +28,8 @@ import (
 // resource whose evidence no longer holds, and whose configuration asks
 // for nothing else, is a repair: the resource's own plan again, in which
 // the drifted instances and the instances that follow them (their
-// dependents, transitively) run again, and every other instance whose
-// evidence held is shown satisfied and skipped by apply. With the
+// dependents on the same host, transitively) run again, and every other
+// instance whose evidence held is shown satisfied and skipped by apply. With the
 // provider's refresh_evidence = false nothing is checked, no SSH command
 // runs at refresh, and no plan is a repair.
 
@@ -365,23 +365,36 @@ func evidenceStates(data *providerData, prior *computed, keys map[string]string,
 }
 
 // followers are the job instances that depend, directly or through
-// others, on a repaired one: each says which repaired instance it follows
-// (the first by id).
+// others on the same host, on a repaired instance and run for the same
+// host: the job they need changes that host under them, so they run
+// again after it. Each says which repaired instance it follows (the
+// first by id). A dependent for another host is judged by its own
+// evidence, which the refresh checked too; gates are decided again by
+// the approvals, never repaired.
 func followers(p *protocol.Plan, repair map[string]string) map[string]string {
+	byID := map[string]*protocol.JobInstance{}
 	dependents := map[string][]string{}
 	for _, in := range p.Instances {
+		byID[in.ID] = in
 		for _, n := range in.Needs {
 			dependents[n] = append(dependents[n], in.ID)
 		}
 	}
 	out := map[string]string{}
-	roots := protocol.SortedKeys(repair)
-	for _, root := range roots {
+	for _, root := range protocol.SortedKeys(repair) {
+		r := byID[root]
+		if r == nil {
+			continue
+		}
 		queue := []string{root}
 		for len(queue) > 0 {
 			id := queue[0]
 			queue = queue[1:]
 			for _, d := range dependents[id] {
+				di := byID[d]
+				if di == nil || di.IsGate() || di.Host != r.Host {
+					continue
+				}
 				if _, ok := repair[d]; ok {
 					continue
 				}
@@ -391,12 +404,6 @@ func followers(p *protocol.Plan, repair map[string]string) map[string]string {
 				out[d] = "follows the repair of " + root
 				queue = append(queue, d)
 			}
-		}
-	}
-	// Gates are not repaired: they are decided again by the approvals.
-	for id := range out {
-		if in, ok := p.Instance(id); ok && in.IsGate() {
-			delete(out, id)
 		}
 	}
 	return out

@@ -110,11 +110,16 @@ func keysOf(p *protocol.Plan) map[string]string {
 	return out
 }
 
-// Followers are the transitive dependents of a repaired instance; a gate
-// among them is not repaired, but what follows it is.
+// Followers are the dependents on the repaired instance's host, through
+// others on that host; a dependent for another host, or behind a gate,
+// does not follow.
 func TestFollowers(t *testing.T) {
-	got := followers(driftPlan(), map[string]string{"start[node-2]": "x"})
-	want := map[string]string{"confirm[node-2]": "follows the repair of start[node-2]", "report": "follows the repair of start[node-2]"}
+	p := driftPlan()
+	p.Instances = append(p.Instances,
+		&protocol.JobInstance{ID: "tune[node-2]", Host: "node-2", Job: &protocol.Job{ID: "tune"}, Needs: []string{"confirm[node-2]"}},
+		&protocol.JobInstance{ID: "peer[node-1]", Host: "node-1", Job: &protocol.Job{ID: "peer"}, Needs: []string{"start[node-2]"}})
+	got := followers(p, map[string]string{"start[node-2]": "x"})
+	want := map[string]string{"confirm[node-2]": "follows the repair of start[node-2]", "tune[node-2]": "follows the repair of start[node-2]"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
@@ -140,14 +145,15 @@ func TestEvidenceStates(t *testing.T) {
 		t.Errorf("operation not completed: %v %v", r, s)
 	}
 	repair, satisfied := evidenceStates(on, &done, keysOf(p), p)
-	if want := []string{"confirm[node-2]", "report", "start[node-2]"}; !reflect.DeepEqual(protocol.SortedKeys(repair), want) {
+	if want := []string{"confirm[node-2]", "start[node-2]"}; !reflect.DeepEqual(protocol.SortedKeys(repair), want) {
 		t.Errorf("repair %v, want %v", repair, want)
 	}
 	if !strings.Contains(repair["start[node-2]"], "evidence up failed: observed down") {
 		t.Errorf("repair reason %q", repair["start[node-2]"])
 	}
-	// lone has no evidence to record; new has evidence but no record.
-	if want := []string{"confirm[node-1]", "lone", "start[node-1]"}; !reflect.DeepEqual(protocol.SortedKeys(satisfied), want) {
+	// lone has no evidence to record; new has evidence but no record;
+	// report, for no host, is judged by its own evidence.
+	if want := []string{"confirm[node-1]", "lone", "report", "start[node-1]"}; !reflect.DeepEqual(protocol.SortedKeys(satisfied), want) {
 		t.Errorf("satisfied %v, want %v", satisfied, want)
 	}
 	keys := keysOf(p)
