@@ -36,6 +36,9 @@ const minForm = 16
 
 var base64Token = regexp.MustCompile(`[A-Za-z0-9+/_-]{24,}={0,2}`)
 
+// envKey is the name part of an env-file line.
+var envKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
 // Add registers secret values; values shorter than 4 bytes are ignored to
 // avoid masking common text.
 func (r *Redactor) Add(values ...string) {
@@ -76,6 +79,11 @@ func (r *Redactor) addForms(v string, decode bool) {
 	for _, line := range strings.Split(v, "\n") {
 		if line = strings.TrimSpace(line); len(line) >= minForm && line != v {
 			parts = append(parts, line)
+		}
+		// The value of a KEY=VALUE line (an env file such as S3
+		// credentials), which a job could print alone.
+		if k, val, ok := strings.Cut(strings.TrimSpace(line), "="); ok && envKey.MatchString(k) && len(val) >= minForm {
+			parts = append(parts, val)
 		}
 	}
 	for _, p := range parts {
