@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
 	"sort"
 	"strconv"
@@ -221,6 +222,7 @@ func recheckItems(in RecheckInput) (map[string][]recheckItem, []RecheckSkip, err
 		byID[in.Plan.Instances[i].ID] = in.Plan.Instances[i]
 	}
 	lay := layout{root: in.StateDir}
+	hostEnvs := newHostEnvs(in.Plan)
 	byHost := map[string][]recheckItem{}
 	var skipped []RecheckSkip
 	for _, id := range protocol.SortedKeys(in.Instances) {
@@ -235,7 +237,7 @@ func recheckItems(in RecheckInput) (map[string][]recheckItem, []RecheckSkip, err
 		if ji.RunOn != "" {
 			exec = ji.RunOn
 		}
-		env, files, kept, why := recheckEnv(in, lay, ji, exec)
+		env, files, kept, why := recheckEnv(in, lay, ji, exec, hostEnvs.of(ji.Host))
 		if why != "" {
 			skipped = append(skipped, RecheckSkip{Instance: id, Host: exec, Reason: why})
 			continue
@@ -254,12 +256,52 @@ func recheckItems(in RecheckInput) (map[string][]recheckItem, []RecheckSkip, err
 	return byHost, skipped, nil
 }
 
+// hostEnvs gives hostEnv, with the bound cluster, for each host of a
+// plan, computing what every host shares (the list of all hosts) once:
+// hostEnv itself builds that list at each call, which a refresh of
+// thousands of hosts cannot afford.
+type hostEnvs struct {
+	shared map[string]string
+	hosts  map[string]protocol.Host
+	memo   map[string]map[string]string
+}
+
+func newHostEnvs(p *protocol.Plan) *hostEnvs {
+	e := &hostEnvs{shared: hostEnv(&p.Intent, ""), hosts: map[string]protocol.Host{}, memo: map[string]map[string]string{}}
+	if c := boundCluster(p); c != "" {
+		e.shared[protocol.EnvBoundCluster] = c
+	}
+	for _, h := range p.Intent.Hosts {
+		if _, ok := e.hosts[h.Name]; !ok {
+			e.hosts[h.Name] = h
+		}
+	}
+	return e
+}
+
+// of is hostEnv(intent, host) with the bound cluster.
+func (e *hostEnvs) of(host string) map[string]string {
+	if env, ok := e.memo[host]; ok {
+		return env
+	}
+	env := maps.Clone(e.shared)
+	if h, ok := e.hosts[host]; ok {
+		env[protocol.EnvHostAddress] = h.Address
+		env[protocol.EnvHostRole] = h.Role
+		env[protocol.EnvHostLabels] = encodeLabels(h.Labels)
+		env[protocol.EnvHostTaints] = encodeTaints(h.Taints)
+	}
+	e.memo[host] = env
+	return env
+}
+
 // recheckEnv is the environment a check of ji sees: the instance's
-// (host, parameters, hosts of the intent, bound cluster), its marker and
+// (host, parameters, he: what the intent says of its host and the bound
+// cluster), its marker and
 // kept-artifact directory (CP_OUTPUT_DIR too, where its own declared
 // artifacts are kept), and its input artifacts. A reason is returned when
 // an input cannot be given on exec.
-func recheckEnv(in RecheckInput, lay layout, ji *protocol.JobInstance, exec string) (map[string]string, map[string]bool, map[string]bool, string) {
+func recheckEnv(in RecheckInput, lay layout, ji *protocol.JobInstance, exec string, he map[string]string) (map[string]string, map[string]bool, map[string]bool, string) {
 	key := instanceKey(ji)
 	env := map[string]string{
 		protocol.EnvHost:      ji.Host,
@@ -273,11 +315,8 @@ func recheckEnv(in RecheckInput, lay layout, ji *protocol.JobInstance, exec stri
 	for k, v := range ji.Params {
 		env[protocol.EnvParamPrefix+protocol.EnvName(k)] = v
 	}
-	for k, v := range hostEnv(&in.Plan.Intent, ji.Host) {
+	for k, v := range he {
 		env[k] = v
-	}
-	if c := boundCluster(in.Plan); c != "" {
-		env[protocol.EnvBoundCluster] = c
 	}
 	files, kept := map[string]bool{}, map[string]bool{}
 	for _, ref := range ji.Job.Inputs.Requires.Artifacts {

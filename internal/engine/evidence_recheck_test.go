@@ -2,8 +2,10 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -293,7 +295,7 @@ func TestRecheck_keptInputIsCopied(t *testing.T) {
 		kept := filepath.Join(n.hostRoot("node-1"), "kept-token")
 		writeHostFile(t, n, "node-1", "kept-token", "tok")
 		job := newJob("use-token", protocol.Evidence{ID: "copied",
-			Command: `case "$CP_ARTIFACT_JOIN_TOKEN" in "${TMPDIR:-/tmp}"/cp.*) cat "$CP_ARTIFACT_JOIN_TOKEN";; *) echo "in place: $CP_ARTIFACT_JOIN_TOKEN";; esac`,
+			Command:  `case "$CP_ARTIFACT_JOIN_TOKEN" in "${TMPDIR:-/tmp}"/cp.*) cat "$CP_ARTIFACT_JOIN_TOKEN";; *) echo "in place: $CP_ARTIFACT_JOIN_TOKEN";; esac`,
 			Expected: "tok"})
 		job.Inputs.Requires.Artifacts = []protocol.ArtifactRef{{ID: "join.token"}}
 		p := &protocol.Plan{ID: "p4", Instances: []*protocol.JobInstance{newInst(job, "s", "node-1")}}
@@ -307,6 +309,95 @@ func TestRecheck_keptInputIsCopied(t *testing.T) {
 		}
 		if len(n.cmds) != 1 || n.cmds[0].Become != stateBecome {
 			t.Errorf("stateBecome=%v: batch become %v", stateBecome, n.cmds[0].Become)
+		}
+	}
+}
+
+// frameNet answers every recheck batch at once: each check prints "ok"
+// and exits 0. It measures the engine's side of a refresh (environment,
+// encoding, parsing, judging), not the hosts'.
+type frameNet struct {
+	mu       sync.Mutex
+	envBytes int
+}
+
+func (n *frameNet) Dial(_ context.Context, host string) (transport.Conn, error) {
+	return &frameConn{n: n, host: host}, nil
+}
+
+type frameConn struct {
+	n    *frameNet
+	host string
+}
+
+func (c *frameConn) Host() string                                           { return c.host }
+func (c *frameConn) Close() error                                           { return nil }
+func (c *frameConn) Upload(context.Context, transport.File) error           { return nil }
+func (c *frameConn) Download(context.Context, string, bool) ([]byte, error) { return nil, nil }
+func (c *frameConn) Run(_ context.Context, cmd transport.Command) (transport.Result, error) {
+	size := 0
+	for k, v := range cmd.Env {
+		size += len(k) + len(v)
+	}
+	c.n.mu.Lock()
+	c.n.envBytes += size
+	c.n.mu.Unlock()
+	var b strings.Builder
+	n := 0
+	fmt.Sscan(cmd.Env["CP_N"], &n)
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "@cp ev %d 0\n|ok\n", i)
+	}
+	return transport.Result{Stdout: []byte(b.String())}, nil
+}
+
+// BenchmarkRecheck: a refresh of hosts nodes with 12 checks each (three
+// jobs of four checks per node), as a cluster's per-node jobs have.
+func BenchmarkRecheck(b *testing.B) {
+	for _, hosts := range []int{100, 1000} {
+		b.Run(fmt.Sprintf("hosts=%d", hosts), func(b *testing.B) {
+			var evs []protocol.Evidence
+			for i := 0; i < 4; i++ {
+				evs = append(evs, protocol.Evidence{ID: fmt.Sprintf("e%d", i), Command: "echo ok", Expected: "ok"})
+			}
+			p := &protocol.Plan{ID: "bench"}
+			for h := 0; h < hosts; h++ {
+				name := fmt.Sprintf("node-%d", h)
+				p.Intent.Hosts = append(p.Intent.Hosts, protocol.Host{Name: name, Address: fmt.Sprintf("10.0.%d.%d", h/250, h%250), Role: "worker"})
+				for j := 0; j < 3; j++ {
+					in := newInst(newJob(fmt.Sprintf("job%d", j), evs...), "s", name)
+					in.Params = map[string]string{"version": "1.31.2"}
+					p.Instances = append(p.Instances, in)
+				}
+			}
+			want := allInstances(p)
+			n := &frameNet{}
+			b.ResetTimer()
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				res, err := Recheck(context.Background(), n, RecheckInput{Plan: p, Instances: want})
+				if err != nil || len(res.Evidence) != hosts*12 {
+					b.Fatalf("%v, %d results", err, len(res.Evidence))
+				}
+			}
+			b.ReportMetric(float64(n.envBytes)/float64(b.N)/float64(hosts), "env-bytes/host")
+		})
+	}
+}
+
+// hostEnvs gives what hostEnv gives, with the bound cluster, for every
+// host and for a name the intent does not have.
+func TestHostEnvsMatchHostEnv(t *testing.T) {
+	p := recheckPlan("node-1", "node-2")
+	p.Intent.Hosts[0].Labels = map[string]string{"zone": "a", "tier": "db"}
+	p.Intent.Hosts[1].Taints = []string{"gpu=yes:NoSchedule"}
+	p.Intent.Hosts = append(p.Intent.Hosts, protocol.Host{Name: "master-1", Address: "10.0.0.9", Role: protocol.RoleMaster})
+	p.Intent.TargetResource = "small"
+	e := newHostEnvs(p)
+	for _, h := range []string{"node-1", "node-2", "master-1", "unknown", ""} {
+		want := hostEnv(&p.Intent, h)
+		if got := e.of(h); !reflect.DeepEqual(got, want) {
+			t.Errorf("host %q: got %v, want %v", h, got, want)
 		}
 	}
 }
