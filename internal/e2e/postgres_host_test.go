@@ -152,6 +152,15 @@ func TestPostgresHostBackupRestoreCheck(t *testing.T) {
 			t.Fatalf("dumps kept with backup_keep 2: %s", got)
 		}
 	})
+	t.Run("stale dump", func(t *testing.T) {
+		// The newest dump replaced by an older one: it restores, but
+		// without the token the newest backup wrote.
+		e.sudo(t, "db-1", "set -- $(ls "+dir+"/shop-*.dump | sort); cp \"$1\" \"$2\"")
+		if code, out := e.exitOf(t, "db-1", check); code == 0 || !strings.Contains(out, "not the backup's") {
+			t.Fatalf("restore check of a stale dump: exit %d\n%s", code, out)
+		}
+		e.sudo(t, "db-1", "/usr/local/sbin/cp-postgresql-backup backup 15 main shop 2")
+	})
 	t.Run("pg_dump older than the server", func(t *testing.T) {
 		// An older client, as when postgresql-client is behind the
 		// server: pg_dump reports PostgreSQL 14.

@@ -46,6 +46,11 @@ pgsql() {
 }
 
 PG_APP_PASSWORD=$password pgsql -d postgres -v role="$username" -v db="$database" <<'SQL'
+-- Never log this session's statements, not even one that fails: the
+-- password is in ALTER ROLE's text.
+SET log_statement = 'none';
+SET log_min_error_statement = 'panic';
+SET log_min_duration_statement = -1;
 \set pw `printf '%s' "$PG_APP_PASSWORD"`
 SELECT NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = :'role') AS create_role \gset
 \if :create_role

@@ -47,6 +47,9 @@ write_pgdg_sources() {
     apt-get install -y postgresql-common
   fi
   [ -s "$pgdg_keyring" ] || die "postgresql-common did not install $pgdg_keyring, the PGDG signing key"
+  if ! command -v gpg >/dev/null 2>&1; then
+    apt-get install -y gnupg
+  fi
   fpr=$(gpg --show-keys --with-colons "$pgdg_keyring" 2>/dev/null | awk -F: '$1 == "fpr" { print $10; exit }')
   [ "$fpr" = "$pgdg_fingerprint" ] || die "$pgdg_keyring has fingerprint ${fpr:-none}, not PGDG's $pgdg_fingerprint; reinstall postgresql-common"
   codename=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release | tr -d '"')
