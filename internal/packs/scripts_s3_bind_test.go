@@ -160,3 +160,34 @@ esac`
 		t.Errorf("got: credentials_stored fails (%q) for a MinIO user's Secret want: it holds", got)
 	}
 }
+
+// TestBoundS3Region: requests to an AWS endpoint are signed for its
+// region (s3.REGION.amazonaws.com), by the script and the evidence alike;
+// any other endpoint gets us-east-1.
+func TestBoundS3Region(t *testing.T) {
+	const script, job = "tempo/scripts/create-bucket-and-credentials.sh", "tempo/jobs/create-bucket-and-credentials.yaml"
+	for _, tc := range []struct{ endpoint, region string }{
+		{"https://s3.eu-central-1.amazonaws.com", "eu-central-1"},
+		{"https://s3-us-west-2.amazonaws.com/", "us-west-2"},
+		{"https://s3.amazonaws.com", "us-east-1"},
+		{"http://127.0.0.1:8333", "us-east-1"},
+	} {
+		t.Run(tc.endpoint, func(t *testing.T) {
+			h := newScriptHost(t)
+			regions := h.path("/.regions")
+			h.stub("aws", `echo "$AWS_DEFAULT_REGION" >>`+regions+`; echo 'An error occurred (403) when calling the HeadBucket operation: Forbidden' >&2; exit 254`)
+			env := h.artifactEnv(packEnv(t, "tempo", nil), map[string]string{
+				"kubeconfig.admin":              "apiVersion: v1\n",
+				"object_storage.s3.endpoint":    tc.endpoint + "\n",
+				"object_storage.s3.credentials": "AWS_ACCESS_KEY_ID=AKIAREGION01\nAWS_SECRET_ACCESS_KEY=region-secret-01\n",
+			})
+			refused(t, h, h.run(script, env), "refused the bound credentials")
+			if ok, got := h.evidence(job, "bucket_created", env); ok {
+				t.Errorf("got: bucket_created holds (%q) with aws refusing want: it fails", got)
+			}
+			if got := h.read("/.regions"); got != tc.region+"\n"+tc.region+"\n" {
+				t.Errorf("got: regions %q want: %s for the script and the evidence", got, tc.region)
+			}
+		})
+	}
+}

@@ -89,11 +89,18 @@ case $admin_api in
   *) fail "S3_ADMIN_API in object_storage.s3.credentials must be minio or absent" ;;
 esac
 
+# The region requests are signed for: an AWS endpoint's own
+# (https://s3.REGION.amazonaws.com), else us-east-1, which S3-compatible
+# servers accept.
+region=us-east-1
+if [[ $hostport =~ ^s3[.-]([a-z0-9-]+)\.amazonaws\.com(:[0-9]+)?$ ]]; then
+  region=${BASH_REMATCH[1]}
+fi
 # s3 ARGS... runs the real S3 client against the bound endpoint; the keys
 # are in its environment only.
 s3() {
   AWS_ACCESS_KEY_ID=${cred[AWS_ACCESS_KEY_ID]} AWS_SECRET_ACCESS_KEY=${cred[AWS_SECRET_ACCESS_KEY]} \
-    AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_DEFAULT_REGION=us-east-1 \
+    AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null AWS_DEFAULT_REGION=$region \
     AWS_EC2_METADATA_DISABLED=true AWS_PAGER="" aws --endpoint-url "$endpoint" "$@"
 }
 # oneline TEXT is TEXT on one line without leading blanks, at most 300
