@@ -172,3 +172,72 @@ func TestAccDrift_repairOnlyTheDriftedHost(t *testing.T) {
 		},
 	})
 }
+
+// sameMarkers checks that the markers of hosts are those of before: no
+// job completed there since.
+func sameMarkers(t *testing.T, c *testhosts.Cluster, before *map[string][]byte, hosts ...string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		now := snapshotMarkers(t, c, hosts...)
+		if len(now) != len(*before) {
+			return fmt.Errorf("got: %d markers on %v want: the %d of before", len(now), hosts, len(*before))
+		}
+		for p, b := range *before {
+			if string(now[p]) != string(b) {
+				return fmt.Errorf("got: marker %s rewritten want: no job run again on %v", p, hosts)
+			}
+		}
+		return nil
+	}
+}
+
+// The same repair for a cluster: with the kernel modules file that
+// prepare-network persists deleted on worker-2, the plan repairs
+// prepare-network there (evidence modules_persisted) and the jobs that
+// follow it for worker-2, the rest satisfied; apply writes the file again
+// and runs no job on worker-1; the plan after it has no changes.
+func TestAccDrift_clusterNodeRepair(t *testing.T) {
+	testAccPreCheck(t)
+	c := accHosts(t, "small", "master-1", "worker-1", "worker-2")
+	cfg := accProvider(c, "") + smallCluster(nodesHCL(c, "master-1"), nodesHCL(c, "worker-1", "worker-2"))
+	modules := func() string {
+		root, err := c.RootPath("worker-2")
+		must(t, err)
+		return filepath.Join(root, "etc/modules-load.d/kubernetes.conf")
+	}
+	var worker1 map[string][]byte
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				PreConfig:          func() { must(t, os.Remove(modules())) },
+				Config:             cfg,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue("cp_kubernetes_cluster.small", tfjsonpath.New("plan"), knownvalue.StringRegexp(regexp.MustCompile(
+						`(?s)- prepare-network \(3\): master-1, worker-1, worker-2\n`+
+							`      satisfied, apply skips \(2\): master-1, worker-1\n`+
+							`      repair \(1\): worker-2: evidence modules_persisted failed: observed exit code 2, expected 0.*`+
+							`- join-workers \(2\): worker-1, worker-2\n`+
+							`      satisfied, apply skips \(1\): worker-1\n`+
+							`      repair \(1\): worker-2: follows the repair of prepare-network\[worker-2\]\n.*`+
+							`- verify-cluster: master-1\n`+
+							`      satisfied, apply skips \(1\): master-1\n`))),
+				}},
+			},
+			{
+				PreConfig: func() { worker1 = snapshotMarkers(t, c, "worker-1") },
+				Config:    cfg,
+				Check: resource.ComposeTestCheckFunc(sameMarkers(t, c, &worker1, "worker-1"), func(*terraform.State) error {
+					if _, err := os.Stat(modules()); err != nil {
+						return fmt.Errorf("got: %v want: prepare-network wrote the modules file again on worker-2", err)
+					}
+					return nil
+				}),
+			},
+			{Config: cfg, PlanOnly: true},
+		},
+	})
+}

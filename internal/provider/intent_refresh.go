@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -39,46 +38,10 @@ const refreshCheckTimeout = 30 * time.Second
 // recordedEvidence is the evidence the state keeps for c: the results
 // of the checks of its last operation's instances, as last observed (by
 // that operation or by a refresh). It is the one place that reads them.
-func recordedEvidence(c computed) []engine.InstanceEvidence {
-	l := *c.Evidence
-	if l.IsNull() || l.IsUnknown() {
-		return nil
-	}
-	var out []engine.InstanceEvidence
-	for _, v := range l.Elements() {
-		o, ok := v.(types.Object)
-		if !ok {
-			continue
-		}
-		at := o.Attributes()
-		str := func(k string) string {
-			if s, ok := at[k].(types.String); ok {
-				return s.ValueString()
-			}
-			return ""
-		}
-		e := engine.InstanceEvidence{Instance: str("instance")}
-		e.ID, e.Host, e.Observed = str("id"), str("host"), str("observed")
-		if b, ok := at["passed"].(types.Bool); ok {
-			e.Passed = b.ValueBool()
-		}
-		e.CheckedAt, _ = time.Parse(time.RFC3339, str("checked_at"))
-		out = append(out, e)
-	}
-	return out
-}
+func recordedEvidence(c computed) []engine.InstanceEvidence { return evidenceRecords(*c.Evidence) }
 
 // setRecordedEvidence stores evs as c's recorded evidence.
-func setRecordedEvidence(c computed, evs []engine.InstanceEvidence) {
-	elems := make([]attr.Value, 0, len(evs))
-	for _, e := range evs {
-		elems = append(elems, types.ObjectValueMust(evidenceType.AttrTypes, map[string]attr.Value{
-			"instance": types.StringValue(e.Instance), "host": types.StringValue(e.Host), "id": types.StringValue(e.ID),
-			"passed": types.BoolValue(e.Passed), "observed": types.StringValue(e.Observed), "checked_at": types.StringValue(ts(e.CheckedAt)),
-		}))
-	}
-	*c.Evidence = types.ListValueMust(evidenceType, elems)
-}
+func setRecordedEvidence(c computed, evs []engine.InstanceEvidence) { *c.Evidence = evidenceValue(evs) }
 
 // readIntent is Read for the intent resources whose state is their last
 // apply: the evidence is checked again (refreshEvidence).
@@ -292,10 +255,10 @@ func mergeEvidence(rec, observed []engine.InstanceEvidence) ([]engine.InstanceEv
 }
 
 // observedOf is what the state records as observed: the output compared
-// or, for a failing check that printed nothing, why it failed (its exit
-// code, what was expected, the last line of its stderr), redacted.
+// or, for a failing check, why it failed (what it observed and what was
+// expected, the last line of its stderr), redacted.
 func observedOf(e engine.InstanceEvidence) string {
-	if !e.Passed && e.Observed == "" && e.Detail != "" {
+	if !e.Passed && e.Detail != "" {
 		return e.Detail
 	}
 	return e.Observed

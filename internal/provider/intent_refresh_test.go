@@ -57,26 +57,31 @@ func TestRecordedEvidenceRoundTrip(t *testing.T) {
 
 // A recheck that observes what was recorded changes nothing (not even
 // the time); one that observes otherwise replaces the result, and a
-// failing check that printed nothing records why it failed.
+// failing check records why it failed (what it observed and expected).
 func TestMergeEvidence(t *testing.T) {
-	rec := []engine.InstanceEvidence{refreshEv("a[node-1]", "up", true, "up"), refreshEv("a[node-2]", "up", true, "up"), refreshEv("b", "ok", true, "ok")}
+	rec := []engine.InstanceEvidence{refreshEv("a[node-1]", "up", true, "up"), refreshEv("a[node-2]", "up", true, "up"), refreshEv("b", "ok", true, "exit code 0")}
 	later := time.Date(2026, 12, 1, 11, 0, 0, 0, time.UTC)
 	same := rec[0]
 	same.CheckedAt = later
 	gone := refreshEv("a[node-2]", "up", false, "")
 	gone.Detail, gone.CheckedAt = `observed "", expected up; stderr: cat: flag: No such file or directory`, later
-	merged, drifted := mergeEvidence(rec, []engine.InstanceEvidence{same, gone})
+	stopped := refreshEv("b", "ok", false, "exit code 3")
+	stopped.Detail = "exit code 3, expected 0"
+	merged, drifted := mergeEvidence(rec, []engine.InstanceEvidence{same, gone, stopped})
 	if !merged[0].CheckedAt.Equal(rec[0].CheckedAt) {
 		t.Errorf("an unchanged result got a new time: %+v", merged[0])
 	}
 	if merged[1].Passed || merged[1].Observed != gone.Detail || !merged[1].CheckedAt.Equal(later) {
 		t.Errorf("the failing result is not recorded with why: %+v", merged[1])
 	}
-	if merged[2] != rec[2] {
-		t.Errorf("a result not rechecked changed: %+v", merged[2])
+	if merged[2].Passed || merged[2].Observed != "exit code 3, expected 0" {
+		t.Errorf("a failing check is not recorded with what was expected: %+v", merged[2])
 	}
-	if len(drifted) != 1 || drifted[0].Instance != "a[node-2]" {
+	if len(drifted) != 2 || drifted[0].Instance != "a[node-2]" || drifted[1].Instance != "b" {
 		t.Errorf("drifted: %+v", drifted)
+	}
+	if got := driftText(drifted[1]); got != "evidence ok failed: observed exit code 3, expected 0" {
+		t.Errorf("drift text %q", got)
 	}
 	if got := driftText(drifted[0]); got != "evidence up failed: "+gone.Detail {
 		t.Errorf("drift text %q", got)
