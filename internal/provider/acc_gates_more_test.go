@@ -325,3 +325,84 @@ resource "cp_scenario" "probe" {
 		},
 	})
 }
+
+// ruleGatesProvider: in qa both aws_s3 and shared_minio may serve, but a
+// pci workload may use shared_minio only by an exception security grants,
+// and binding aws_s3 needs the approval of sre.
+func ruleGatesProvider(c *testhosts.Cluster, pack, roles string) string {
+	return gatesProvider(c, pack, roles, `
+  capability_policy = {
+    "object_storage.s3" = { environments = { qa = { allowed_providers = ["aws_s3", "shared_minio"] } } }
+  }
+  policy_rules = [
+    { name = "pci-no-shared", compliance = ["pci"], providers = ["shared_minio"], effect = "exception", roles = ["security"], reason = "pci data needs storage of its own" },
+    { name = "aws-needs-sre", providers = ["aws_s3"], effect = "require_approval", roles = ["sre"] },
+  ]`)
+}
+
+// ruleProbe is the wo-probe scenario over one candidate, with the
+// compliance and approvals given.
+func ruleProbe(c *testhosts.Cluster, name, kind, compliance, approvals string) string {
+	h := c.Hosts()[0]
+	return fmt.Sprintf(`
+resource "cp_scenario" "probe" {
+  pack        = "wo-probe"
+  name        = "probe"
+  environment = "qa"
+  hosts       = [{ name = %q, address = %q, role = "master" }]
+  compliance  = %s
+  candidates  = [{ name = %q, provider = %q, capability = "object_storage.s3", attributes = { endpoint = "https://%s.s3.example.test" },
+                   access_key_wo = "AKIARULEGATES000001", secret_key_wo = "rule-gates-secret-1", credentials_wo_version = 1 }]
+  approvals   = %s
+}
+`, h.Name, h.Addr, compliance, name, kind, name, approvals)
+}
+
+// Gates that policy rules make, decided through OpenTofu: the exception
+// rule of a pci workload stops at a policy_exception gate that security
+// grants and sre cannot; without pci the same candidate binds at once.
+// The require_approval rule holds the aws_s3 binding at an approval gate:
+// refused at plan for an actor without sre; apply without the approval
+// stops at the gate with the job not run; approved by sre, the job runs
+// with the bound endpoint.
+func TestAccGates_policyRules(t *testing.T) {
+	testAccPreCheck(t)
+	c := accHosts(t, "rulegates", "node-1")
+	h := c.Hosts()[0]
+	pack := writePack(t, woProbePack)
+	grant := `[{ gate = "exception-object-storage-s3", option = "grant exception: bind minio-a" }]`
+	approve := `[{ gate = "approve-bind-aws-a", option = "bind aws-a" }]`
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: ruleGatesProvider(c, pack, `["security"]`) + ruleProbe(c, "minio-a", "shared_minio", `["pci"]`, grant), PlanOnly: true, ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: planShows(`(?s)object_storage\.s3: bind minio-a\n.*decided by rule 1 "pci-no-shared".*exception-object-storage-s3 \(policy exception\)`),
+			},
+			{
+				Config: ruleGatesProvider(c, pack, `["sre"]`) + ruleProbe(c, "minio-a", "shared_minio", `["pci"]`, grant), PlanOnly: true,
+				ExpectError: regexp.MustCompile(`(?s)approvals\[0\]:.*needs\s+an\s+actor\s+holding\s+one\s+of\s+the\s+roles\s+"security"`),
+			},
+			{
+				Config: ruleGatesProvider(c, pack, `["sre"]`) + ruleProbe(c, "minio-a", "shared_minio", `[]`, `[]`), PlanOnly: true, ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: planShows(`(?s)object_storage\.s3: bind minio-a\n.*minio-a \(shared_minio\): accepted, decided by capability_policy object_storage\.s3 qa`),
+			},
+			{
+				Config: ruleGatesProvider(c, pack, `["security"]`) + ruleProbe(c, "aws-a", "aws_s3", `[]`, approve), PlanOnly: true,
+				ExpectError: regexp.MustCompile(`(?s)approvals\[0\]:.*needs\s+an\s+actor\s+holding\s+one\s+of\s+the\s+roles\s+"sre"`),
+			},
+			{
+				Config:      ruleGatesProvider(c, pack, `["sre"]`) + ruleProbe(c, "aws-a", "aws_s3", `[]`, `[]`),
+				ExpectError: regexp.MustCompile(`(?s)stopped at a gate \(WaitingForApproval\).*approve-bind-aws-a \(approval\).*rule 2 "aws-needs-sre"`),
+			},
+			{
+				PreConfig: func() { markerFiles(t, h, map[string]string{"var/lib/wo-probe/endpoint": ""}) },
+				Config:    ruleGatesProvider(c, pack, `["sre"]`) + ruleProbe(c, "aws-a", "aws_s3", `[]`, approve),
+				Check: func(*terraform.State) error {
+					return markerFile(h, "var/lib/wo-probe/endpoint", "https://aws-a.s3.example.test")
+				},
+			},
+		},
+	})
+}
