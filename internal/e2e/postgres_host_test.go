@@ -306,6 +306,23 @@ func TestPostgresHostPGDGRepository(t *testing.T) {
 		t.Fatalf("unit and backups of 15/ledger: %q", got)
 	}
 
+	// The umbrella unit restarts every cluster whose start.conf says auto
+	// (not the package's 15/main once it says manual); disable --now
+	// stops a cluster's postmaster.
+	pidOf := func() string { return strings.TrimSpace(e.sudo(t, "db-2", "head -n1 /run/postgresql/15-ledger.pid")) }
+	before := pidOf()
+	e.sudo(t, "db-2", "echo manual >/etc/postgresql/15/main/start.conf && systemctl restart postgresql")
+	if after := pidOf(); after == before {
+		t.Errorf("systemctl restart postgresql left 15/ledger's postmaster %s running", before)
+	}
+	if got := e.sudo(t, "db-2", "systemctl is-active postgresql; pg_lsclusters -h | awk '{print $1, $2, $3, $4}'"); got != "active\n15 ledger 5433 online\n15 main 5432 down\n" {
+		t.Errorf("after systemctl restart postgresql:\n%s", got)
+	}
+	e.sudo(t, "db-2", "systemctl disable --now postgresql@15-ledger")
+	if got := e.sudo(t, "db-2", "systemctl is-active postgresql@15-ledger; pg_lsclusters -h | awk '{print $1, $2, $3, $4}'"); got != "inactive\n15 ledger 5433 down\n15 main 5432 down\n" {
+		t.Errorf("after systemctl disable --now postgresql@15-ledger:\n%s", got)
+	}
+
 	// Another key in PGDG's keyring file is refused, and nothing is written.
 	e.sudo(t, "db-2", "cp /usr/share/keyrings/debian-archive-keyring.gpg /usr/share/postgresql-common/pgdg/apt.postgresql.org.asc")
 	bad := e.run(e.pgHostPlan(name+"-bad", "db-2", map[string]string{"apt_repository": "pgdg"}), engine.RunInput{OperationID: name + ".bad"})
