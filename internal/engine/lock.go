@@ -215,6 +215,7 @@ type hostLocks struct {
 	hard     chan struct{} // closed: stop now (abort or lock lost)
 	hardOnce sync.Once
 	done     chan struct{} // closed by release
+	termSent chan struct{} // closed once the running jobs were sent TERM (stop.go)
 	renewed  chan struct{} // closed when the renewal loop ended
 	renewing bool          // the renewal loop was started
 	relOnce  sync.Once
@@ -225,7 +226,8 @@ type hostLocks struct {
 // context it returns is cancelled when Config.Abort closes or the lock is
 // lost. On error nothing is held and the connections are closed.
 func (r *run) lockHosts(ctx context.Context, opID string) (context.Context, *hostLocks, error) {
-	lk := &hostLocks{r: r, hard: make(chan struct{}), done: make(chan struct{}), renewed: make(chan struct{}), since: map[string]int64{}}
+	lk := &hostLocks{r: r, hard: make(chan struct{}), done: make(chan struct{}), renewed: make(chan struct{}), since: map[string]int64{},
+		termSent: make(chan struct{})}
 	ctx, lk.cancel = context.WithCancelCause(ctx)
 	if abort := r.cfg.Abort; abort != nil {
 		go func() {

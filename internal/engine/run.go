@@ -77,6 +77,7 @@ func (e *Engine) Run(ctx context.Context, plan *protocol.Plan, in RunInput) (*Re
 		r.verifyInterventions(ctx)
 	}
 	r.schedule(ctx)
+	locks.awaitStop(ctx)
 	r.flushCommits()
 	r.endOperation(ctx)
 	return r.result(), nil

@@ -37,6 +37,7 @@ func (lk *hostLocks) watchCancel(ctx context.Context, runDone <-chan struct{}, c
 	}
 	if lk.enabled {
 		lk.stopJobs("TERM")
+		close(lk.termSent)
 		t := time.NewTimer(killAfter)
 		select {
 		case <-runDone:
@@ -48,6 +49,22 @@ func (lk *hostLocks) watchCancel(ctx context.Context, runDone <-chan struct{}, c
 		lk.stopJobs("KILL")
 	}
 	cut()
+}
+
+// awaitStop waits, when the run was stopped without grace, until the
+// running jobs have been sent TERM on every held host (at most
+// StepTimeout), so that the run ends, and its result says what the stop
+// did, only once every host was told.
+func (lk *hostLocks) awaitStop(ctx context.Context) {
+	if !lk.enabled || ctx.Err() == nil || (lk.r.cfg.GracePeriod > 0 && !lk.hardStop(ctx)) {
+		return
+	}
+	t := time.NewTimer(lk.r.cfg.StepTimeout)
+	defer t.Stop()
+	select {
+	case <-lk.termSent:
+	case <-t.C:
+	}
 }
 
 // hardStop says whether the run must stop without grace.
