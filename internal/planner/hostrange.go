@@ -108,3 +108,40 @@ func compareHostName(a, b hostName) int {
 	}
 	return strings.Compare(a.full, b.full)
 }
+
+// ParseHostRanges reads what HostRanges writes back into host names, in
+// its order: "master-1..3, worker-9" is master-1, master-2, master-3,
+// worker-9; a zero-padded run keeps its width ("node-08..10" is node-08,
+// node-09, node-10). It returns false for text HostRanges does not write.
+func ParseHostRanges(s string) ([]string, bool) {
+	if s == "" {
+		return nil, true
+	}
+	var out []string
+	for _, item := range strings.Split(s, ", ") {
+		first, last, isRun := strings.Cut(item, "..")
+		if !isRun {
+			if item == "" {
+				return nil, false
+			}
+			out = append(out, item)
+			continue
+		}
+		h := splitHost(first)
+		end, err := strconv.ParseUint(last, 10, 64)
+		if !h.numbered || err != nil || last == "" || end < h.num+2 || end-h.num > 1<<20 {
+			return nil, false
+		}
+		for n := h.num; n <= end; n++ {
+			d := strconv.FormatUint(n, 10)
+			if h.width > 0 {
+				if len(d) > h.width {
+					return nil, false
+				}
+				d = strings.Repeat("0", h.width-len(d)) + d
+			}
+			out = append(out, h.prefix+d)
+		}
+	}
+	return out, true
+}

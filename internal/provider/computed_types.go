@@ -101,7 +101,10 @@ func artifactsAttr() schema.ListAttribute {
 }
 
 func evidenceAttr() schema.ListAttribute {
-	return computedListOf("Evidence recorded by the last operation: each check with what it observed and whether it held.", evidenceType)
+	return computedListOf("Evidence recorded by the last operation (and rechecked by refresh): each check with what it observed, whether "+
+		"it held and when it was checked. The checks of one id on a job's instances that agree are one entry: instance `JOB[*]`, host "+
+		"the hosts as ranges (e.g. `worker-1..7`) and the latest time one of them was checked; any other check, such as one that "+
+		"failed on one host, is an entry of its own (instance id and host). The evidence thus grows with the jobs, not the hosts.", evidenceType)
 }
 
 func capabilitiesAttr() schema.ListAttribute {

@@ -160,15 +160,102 @@ func artifactsFromList(l types.List) []protocol.Artifact {
 	return out
 }
 
-func evidenceList(res *engine.Result) types.List {
-	var elems []attr.Value
-	for _, e := range res.Evidence {
+func evidenceList(res *engine.Result) types.List { return evidenceValue(res.Evidence) }
+
+// evidenceValue is the evidence attribute holding evs, folded by job
+// group: the checks of one id on a job's instances that agree (passed
+// and observed the same) are one entry whose instance is "JOB[*]" and
+// whose host lists the hosts as ranges (planner.HostRanges), with the
+// latest time any of them was checked. Every other check is an entry of
+// its own. Entries keep the order in which their first check comes in
+// evs. Evidence then grows with the jobs, not the hosts; evidenceRecords
+// reads it back.
+func evidenceValue(evs []engine.InstanceEvidence) types.List {
+	type fold struct {
+		group, id, observed string
+		passed              bool
+	}
+	var order []fold
+	members := map[fold][]engine.InstanceEvidence{}
+	for _, e := range evs {
+		f := fold{group: "\x00" + e.Instance, id: e.ID, observed: e.Observed, passed: e.Passed}
+		if g, ok := strings.CutSuffix(e.Instance, "["+e.Host+"]"); ok && e.Host != "" {
+			f.group = g
+		}
+		if _, seen := members[f]; !seen {
+			order = append(order, f)
+		}
+		members[f] = append(members[f], e)
+	}
+	elems := make([]attr.Value, 0, len(order))
+	add := func(instance, host string, e engine.InstanceEvidence, at time.Time) {
 		elems = append(elems, types.ObjectValueMust(evidenceType.AttrTypes, map[string]attr.Value{
-			"instance": types.StringValue(e.Instance), "host": types.StringValue(e.Host), "id": types.StringValue(e.ID),
-			"passed": types.BoolValue(e.Passed), "observed": types.StringValue(e.Observed), "checked_at": types.StringValue(ts(e.CheckedAt)),
+			"instance": types.StringValue(instance), "host": types.StringValue(host), "id": types.StringValue(e.ID),
+			"passed": types.BoolValue(e.Passed), "observed": types.StringValue(e.Observed), "checked_at": types.StringValue(ts(at)),
 		}))
 	}
+	for _, f := range order {
+		ms := members[f]
+		hosts := make([]string, len(ms))
+		latest := ms[0].CheckedAt
+		for i, e := range ms {
+			hosts[i] = e.Host
+			if e.CheckedAt.After(latest) {
+				latest = e.CheckedAt
+			}
+		}
+		ranges := planner.HostRanges(hosts)
+		if back, ok := planner.ParseHostRanges(ranges); len(ms) < 2 || strings.HasPrefix(f.group, "\x00") || !ok || len(back) != len(ms) {
+			for _, e := range ms { // one check, no job group, or hosts the ranges cannot carry
+				add(e.Instance, e.Host, e, e.CheckedAt)
+			}
+			continue
+		}
+		add(protocol.GroupNeed(f.group), ranges, ms[0], latest)
+	}
 	return types.ListValueMust(evidenceType, elems)
+}
+
+// evidenceRecords reads the evidence attribute back into one record per
+// check: an entry "JOB[*]" is a record for JOB[host] on each of its
+// hosts, at the entry's time. It is how the recorded evidence is read
+// (recordedEvidence).
+func evidenceRecords(l types.List) []engine.InstanceEvidence {
+	if l.IsNull() || l.IsUnknown() {
+		return nil
+	}
+	var out []engine.InstanceEvidence
+	for _, v := range l.Elements() {
+		o, ok := v.(types.Object)
+		if !ok {
+			continue
+		}
+		at := o.Attributes()
+		str := func(k string) string {
+			if s, ok := at[k].(types.String); ok {
+				return s.ValueString()
+			}
+			return ""
+		}
+		e := engine.InstanceEvidence{Instance: str("instance")}
+		e.ID, e.Host, e.Observed = str("id"), str("host"), str("observed")
+		if b, ok := at["passed"].(types.Bool); ok {
+			e.Passed = b.ValueBool()
+		}
+		e.CheckedAt, _ = time.Parse(time.RFC3339, str("checked_at"))
+		group, isGroup := protocol.NeedGroup(e.Instance)
+		hosts, ok := planner.ParseHostRanges(e.Host)
+		if !isGroup || !ok {
+			out = append(out, e)
+			continue
+		}
+		for _, h := range hosts {
+			m := e
+			m.Instance, m.Host = group+"["+h+"]", h
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 func capabilitiesList(caps []protocol.Capability) types.List {
