@@ -73,3 +73,44 @@ func TestInstallPostgresqlServerVersionMissing(t *testing.T) {
 		t.Errorf("installed after the refusal:\n%s", calls)
 	}
 }
+
+// PGDG with a postgresql-common that ships no key file: the key is
+// downloaded as PostgreSQL's manual instructions say, its fingerprint
+// checked, and pgdg.sources written for the host's codename and the
+// default pgdg_url.
+func TestInstallPostgresqlServerPGDGKeyDownload(t *testing.T) {
+	const script = "postgresql-host/scripts/install-postgresql-server.sh"
+	h := pgHostServer(t)
+	h.write("/etc/os-release", "ID=ubuntu\nVERSION_CODENAME=noble\n")
+	h.stub("curl", `while [ $# -gt 0 ]; do
+  if [ "$1" = -o ]; then echo '-----BEGIN PGP PUBLIC KEY BLOCK-----' >"$2"; fi
+  shift
+done`)
+	h.stub("gpg", `echo 'pub:-:4096:1:7FCC7D46ACCC4CF8:1366794389:::-:::scESC::::::23::0:'
+echo 'fpr:::::::::B97B0AFCAA1A47F044F244A07FCC7D46ACCC4CF8:'`)
+	paths := append([]string{"/usr/share/postgresql-common/pgdg/apt.postgresql.org.asc", "/etc/os-release"}, pgHostServerPaths...)
+	succeeded(t, h.run(script, packEnv(t, "postgresql-host", map[string]string{"apt_repository": "pgdg"}), paths...))
+	calls := h.log(h.calls)
+	if !strings.Contains(calls, "curl -fsSL -o "+h.path("/usr/share/postgresql-common/pgdg/apt.postgresql.org.asc")+" https://www.postgresql.org/media/keys/ACCC4CF8.asc") {
+		t.Errorf("the PGDG key was not downloaded:\n%s", calls)
+	}
+	want := "Types: deb\nURIs: https://apt.postgresql.org/pub/repos/apt\nSuites: noble-pgdg\nComponents: main\n" +
+		"Signed-By: " + h.path("/usr/share/postgresql-common/pgdg/apt.postgresql.org.asc") + "\n"
+	if got := h.read("/etc/apt/sources.list.d/pgdg.sources"); got != want {
+		t.Errorf("pgdg.sources:\n%s\nwant:\n%s", got, want)
+	}
+	if !strings.Contains(calls, "apt-get install -y postgresql-15 postgresql-client-15") {
+		t.Errorf("postgresql-15 not installed:\n%s", calls)
+	}
+
+	// Another key: refused, no source written.
+	h2 := pgHostServer(t)
+	h2.write("/etc/os-release", "VERSION_CODENAME=noble\n")
+	h2.write("/usr/share/postgresql-common/pgdg/apt.postgresql.org.asc", "-----BEGIN PGP PUBLIC KEY BLOCK-----\n")
+	h2.stub("gpg", `echo 'fpr:::::::::0000000000000000000000000000000000000000:'`)
+	refused(t, h2, h2.run(script, packEnv(t, "postgresql-host", map[string]string{"apt_repository": "pgdg"}), paths...),
+		"has fingerprint 0000000000000000000000000000000000000000, not PGDG's B97B0AFCAA1A47F044F244A07FCC7D46ACCC4CF8")
+	if h2.exists("/etc/apt/sources.list.d/pgdg.sources") {
+		t.Error("pgdg.sources written for a foreign key")
+	}
+}

@@ -29,6 +29,7 @@ pgdg_sources=/etc/apt/sources.list.d/pgdg.sources
 pgdg_keyring=/usr/share/postgresql-common/pgdg/apt.postgresql.org.asc
 # The fingerprint PostgreSQL publishes for the repository's signing key.
 pgdg_fingerprint=B97B0AFCAA1A47F044F244A07FCC7D46ACCC4CF8
+pgdg_key_url=https://www.postgresql.org/media/keys/ACCC4CF8.asc
 
 # deb822_field prints one "Name: value" field of a deb822 stanza; a value
 # is one line without leading space (it would continue the field).
@@ -46,7 +47,14 @@ write_pgdg_sources() {
     apt-get update
     apt-get install -y postgresql-common
   fi
-  [ -s "$pgdg_keyring" ] || die "postgresql-common did not install $pgdg_keyring, the PGDG signing key"
+  if [ ! -s "$pgdg_keyring" ]; then
+    # An older postgresql-common without the key file: PostgreSQL's manual
+    # instructions download it to the same place.
+    command -v curl >/dev/null 2>&1 || apt-get install -y curl ca-certificates
+    install -d -m 0755 "$(dirname "$pgdg_keyring")"
+    curl -fsSL -o "$pgdg_keyring" "$pgdg_key_url" ||
+      die "cannot download the PGDG signing key from $pgdg_key_url; put it at $pgdg_keyring"
+  fi
   if ! command -v gpg >/dev/null 2>&1; then
     apt-get install -y gnupg
   fi
