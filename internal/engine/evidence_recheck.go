@@ -129,6 +129,11 @@ rm -rf "$__cp_d"
 // recheckTimedOut is timeout(1)'s exit code when the check ran out of time.
 const recheckTimedOut = 124
 
+// recheckHostBudget bounds how long the checks of one host may take
+// together (beyond one check's timeout): past it, the host's checks are
+// reported as not checked.
+const recheckHostBudget = 5 * time.Minute
+
 var envNameRE = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
 
 // recheckItem is one check to run on a host.
@@ -139,6 +144,32 @@ type recheckItem struct {
 	// files are the env names whose value is an input file's content;
 	// kept those whose value is the path of a kept file to copy.
 	files, kept map[string]bool
+	// withheld: the job reads or writes a secret, whose value a refresh
+	// does not know and cannot redact, so what the check prints is not
+	// recorded.
+	withheld bool
+}
+
+// withheldOutput is what a refresh records as observed of a check whose
+// job handles a secret.
+const withheldOutput = "(output withheld: the job handles a secret)"
+
+// handlesSecret says whether a job requires a secret input (by the kept
+// artifacts) or produces a secret artifact.
+func handlesSecret(job *protocol.Job, arts []protocol.Artifact) bool {
+	for _, a := range job.Outputs.Artifacts {
+		if a.Sensitivity == protocol.SensitivitySecret {
+			return true
+		}
+	}
+	for _, ref := range job.Inputs.Requires.Artifacts {
+		for _, a := range arts {
+			if a.ID == ref.ID && (a.Sensitivity == protocol.SensitivitySecret || a.Ref != "") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Recheck runs the evidence checks of the completed instances again, one
@@ -246,11 +277,12 @@ func recheckItems(in RecheckInput) (map[string][]recheckItem, []RecheckSkip, err
 		for _, e := range in.Instances[id] {
 			want[e] = true
 		}
+		withheld := handlesSecret(ji.Job, in.Artifacts)
 		for _, ev := range ji.Job.Outputs.Evidence {
 			if len(want) > 0 && !want[ev.ID] {
 				continue
 			}
-			byHost[exec] = append(byHost[exec], recheckItem{in: ji, ev: ev, env: env, files: files, kept: kept})
+			byHost[exec] = append(byHost[exec], recheckItem{in: ji, ev: ev, env: env, files: files, kept: kept, withheld: withheld})
 		}
 	}
 	return byHost, skipped, nil
@@ -379,8 +411,9 @@ func recheckHost(ctx context.Context, d transport.Dialer, in RecheckInput, host 
 	}
 	defer conn.Close()
 	// Every check may take its whole timeout, and timeout(1) gives it
-	// two seconds more after TERM.
-	budget := time.Duration(len(items))*(in.Timeout+3*time.Second) + 10*time.Second
+	// two seconds more after TERM; a host's batch gets at most
+	// recheckHostBudget more than one check's timeout.
+	budget := min(time.Duration(len(items))*(in.Timeout+3*time.Second), recheckHostBudget) + in.Timeout + 10*time.Second
 	cctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
 	res, err := conn.Run(cctx, transport.Command{Cmd: recheckCmd, Env: env, Become: become, RawStdout: true})
@@ -408,6 +441,12 @@ func recheckHost(ctx context.Context, d transport.Dialer, in RecheckInput, host 
 				Observed: "no result", Detail: fmt.Sprintf("timed out after %s", in.Timeout)}
 		} else {
 			er = judge(it.ev, it.in.Host, o.stdout, o.stderr, o.code, now)
+		}
+		if it.withheld {
+			er.Observed, er.Detail = withheldOutput, ""
+			if !er.Passed {
+				er.Detail = fmt.Sprintf("failed with exit code %d; %s", o.code, withheldOutput)
+			}
 		}
 		evs = append(evs, InstanceEvidence{Instance: it.in.ID, EvidenceResult: redactEvidence(in.Redactor, er)})
 	}

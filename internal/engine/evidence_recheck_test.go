@@ -183,10 +183,10 @@ func TestRecheck_onlyRecordedChecks(t *testing.T) {
 	}
 }
 
-// Input artifacts: a secret kept on the check's host is read in place; a
+// Input artifacts: a secret kept on the check's host is read from there; a
 // public value is written to a private temporary file; a secret kept on
-// another host is not fetched: the instance is skipped, saying why. A
-// secret value observed is redacted.
+// another host is not fetched: the instance is skipped, saying why. What
+// the checks of a job reading a secret print is withheld.
 func TestRecheck_inputArtifacts(t *testing.T) {
 	n := newCountingNet(t, "node-1", "node-2")
 	secretPath := filepath.Join(n.hostRoot("node-1"), "kept-token")
@@ -213,8 +213,8 @@ func TestRecheck_inputArtifacts(t *testing.T) {
 		if !e.Passed || e.Instance != "use-token[node-1]" {
 			t.Errorf("result %+v, want passing on node-1", e)
 		}
-		if strings.Contains(e.Observed, "s3cr3t") {
-			t.Errorf("secret observed in clear: %+v", e)
+		if e.Observed != withheldOutput {
+			t.Errorf("the output of a check of a job reading a secret is recorded: %+v", e)
 		}
 	}
 	if len(res.Skipped) != 1 || res.Skipped[0].Instance != "use-token[node-2]" || !strings.Contains(res.Skipped[0].Reason, "join.token is not kept on host node-2") {
@@ -399,5 +399,30 @@ func TestHostEnvsMatchHostEnv(t *testing.T) {
 		if got := e.of(h); !reflect.DeepEqual(got, want) {
 			t.Errorf("host %q: got %v, want %v", h, got, want)
 		}
+	}
+}
+
+// A failing check of a job that produces a secret says how it failed but
+// not what it printed; a job without secrets records what it observed.
+func TestRecheck_secretJobOutputWithheld(t *testing.T) {
+	n := newCountingNet(t, "node-1")
+	gen := newJob("gen-key", protocol.Evidence{ID: "key", Command: "echo private-key-bytes; exit 3"})
+	gen.Outputs.Artifacts = []protocol.ArtifactSpec{{ID: "wg.key", Sensitivity: protocol.SensitivitySecret}}
+	plain := newJob("plain", protocol.Evidence{ID: "says", Command: "echo hello", Expected: "bye"})
+	p := &protocol.Plan{ID: "p5", Instances: []*protocol.JobInstance{newInst(gen, "s", "node-1"), newInst(plain, "s", "node-1")}}
+	res, err := Recheck(context.Background(), n, RecheckInput{Plan: p, Instances: allInstances(p)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]InstanceEvidence{}
+	for _, e := range res.Evidence {
+		byID[e.ID] = e
+	}
+	k := byID["key"]
+	if k.Passed || strings.Contains(k.Observed+k.Detail, "private-key") || !strings.Contains(k.Detail, "exit code 3") {
+		t.Errorf("secret job's check: %+v", k)
+	}
+	if s := byID["says"]; s.Passed || s.Observed != "hello" {
+		t.Errorf("plain check: %+v", s)
 	}
 }

@@ -227,10 +227,11 @@ func recheckOps(ctx context.Context, data *providerData, ops []intentOp, rec []e
 	return observed, skipped
 }
 
-// mergeEvidence replaces each recorded result that the recheck observed
-// differently (passed or observed changed; a result that holds as it was
-// keeps its time, so an unchanged refresh changes nothing in state) and
-// returns the merged list and the failing results, sorted.
+// mergeEvidence replaces each recorded result that the recheck found
+// failing, or passing again, and returns the merged list and the failing
+// results, in the recorded order. A check that still passes keeps its
+// record as it was (time and output), so a refresh that finds nothing
+// changes nothing in state.
 func mergeEvidence(rec, observed []engine.InstanceEvidence) ([]engine.InstanceEvidence, []engine.InstanceEvidence) {
 	type key struct{ instance, id string }
 	now := map[key]engine.InstanceEvidence{}
@@ -240,7 +241,7 @@ func mergeEvidence(rec, observed []engine.InstanceEvidence) ([]engine.InstanceEv
 	out := make([]engine.InstanceEvidence, len(rec))
 	var drifted []engine.InstanceEvidence
 	for i, e := range rec {
-		if o, ok := now[key{e.Instance, e.ID}]; ok && (o.Passed != e.Passed || observedOf(o) != e.Observed) {
+		if o, ok := now[key{e.Instance, e.ID}]; ok && (o.Passed != e.Passed || (!o.Passed && observedOf(o) != e.Observed)) {
 			e.Passed, e.Observed, e.CheckedAt = o.Passed, observedOf(o), o.CheckedAt
 			if o.Host != "" {
 				e.Host = o.Host

@@ -55,21 +55,21 @@ func TestRecordedEvidenceRoundTrip(t *testing.T) {
 	}
 }
 
-// A recheck that observes what was recorded changes nothing (not even
-// the time); one that observes otherwise replaces the result, and a
-// failing check records why it failed (what it observed and expected).
+// A check that still passes keeps its record (not even the time or the
+// output change); a failing one replaces it, recording why it failed
+// (what it observed and expected).
 func TestMergeEvidence(t *testing.T) {
 	rec := []engine.InstanceEvidence{refreshEv("a[node-1]", "up", true, "up"), refreshEv("a[node-2]", "up", true, "up"), refreshEv("b", "ok", true, "exit code 0")}
 	later := time.Date(2026, 12, 1, 11, 0, 0, 0, time.UTC)
 	same := rec[0]
-	same.CheckedAt = later
+	same.CheckedAt, same.Observed = later, "up (with another output)"
 	gone := refreshEv("a[node-2]", "up", false, "")
 	gone.Detail, gone.CheckedAt = `observed "", expected up; stderr: cat: flag: No such file or directory`, later
 	stopped := refreshEv("b", "ok", false, "exit code 3")
 	stopped.Detail = "exit code 3, expected 0"
 	merged, drifted := mergeEvidence(rec, []engine.InstanceEvidence{same, gone, stopped})
-	if !merged[0].CheckedAt.Equal(rec[0].CheckedAt) {
-		t.Errorf("an unchanged result got a new time: %+v", merged[0])
+	if merged[0] != rec[0] {
+		t.Errorf("a check that still passes changed its record: %+v", merged[0])
 	}
 	if merged[1].Passed || merged[1].Observed != gone.Detail || !merged[1].CheckedAt.Equal(later) {
 		t.Errorf("the failing result is not recorded with why: %+v", merged[1])
