@@ -68,22 +68,29 @@ func (e *lockEnv) lines(host, file string) []string {
 // their hosts at once, the operation ends Interrupted with the timeout in
 // its timeline, Result.TimedOut names the stopped instances and what the
 // stop did per host, and each stopped instance keeps its log tail. A run
-// with more time resumes: mark does not run twice, work starts over.
+// with more time resumes: mark does not run twice, work starts over. The
+// limit fires once both work scripts run (the cause a caller's
+// WithTimeoutCause gives), so that the test does not depend on how fast
+// the machine starts them.
 func TestTimeoutStopsRunningJobsOnTime(t *testing.T) {
 	e := newLockEnv(t, "m1", "w1")
 	eng, rec := timeoutEngine(e)
 	limit := 2 * time.Second
-	ctx, cancel := context.WithTimeoutCause(context.Background(), limit, &TimeoutError{After: limit, Limit: "timeouts.create"})
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	done := goRun(ctx, eng, timeoutPlan(e, "30"), "op-slow")
+	e.waitFor("both work scripts", 20*time.Second, e.allStarted)
 	t0 := time.Now()
-	res, err := eng.Run(ctx, timeoutPlan(e, "30"), RunInput{OperationID: "op-slow"})
+	cancel(&TimeoutError{After: limit, Limit: "timeouts.create"})
+	out := <-done
 	elapsed := time.Since(t0)
+	res, err := out.res, out.err
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	t.Logf("the run returned %s after it started (limit %s)", elapsed, limit)
-	if elapsed > limit+killAfter {
-		t.Errorf("the run returned after %s; want it stopped at the limit (%s), not after the grace period or the 30s sleep", elapsed, limit)
+	t.Logf("the run returned %s after the limit fired", elapsed)
+	if elapsed > killAfter {
+		t.Errorf("the run returned %s after the limit fired; want it stopped at once, not after the grace period (30s) or the sleep (30s)", elapsed)
 	}
 	if res.Operation.Status != protocol.StatusInterrupted {
 		t.Fatalf("got: %s want: Interrupted\n%s", res.Operation.Status, statuses(res))
@@ -163,19 +170,20 @@ func TestTimeoutStopsRunningJobsOnTime(t *testing.T) {
 func TestDeadlineStopsLikeATimeout(t *testing.T) {
 	e := newLockEnv(t, "m1")
 	eng, _ := timeoutEngine(e)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	limit := 5 * time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	t0 := time.Now()
 	res, err := eng.Run(ctx, timeoutPlan(e, "30"), RunInput{OperationID: "op-deadline"})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if d := time.Since(t0); d > 2*time.Second+killAfter {
+	if d := time.Since(t0); d > limit+killAfter {
 		t.Errorf("the run returned after %s; want it stopped at the deadline", d)
 	}
 	to := res.TimedOut
-	if to == nil || to.Limit != "the run's deadline" || to.After <= time.Second || to.After > 2*time.Second {
-		t.Fatalf("got: %+v want: the run's deadline, about 2s", to)
+	if to == nil || to.Limit != "the run's deadline" || to.After <= limit-time.Second || to.After > limit {
+		t.Fatalf("got: %+v want: the run's deadline, about 5s", to)
 	}
 	if !slices.Equal(to.Running, []string{"work[m1]"}) {
 		t.Errorf("running got: %v want: [work[m1]]", to.Running)
