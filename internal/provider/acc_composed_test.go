@@ -3,8 +3,9 @@ package provider
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -12,48 +13,44 @@ import (
 )
 
 // composedHCL is a module of a cluster with Tempo and a PostgreSQL
-// scenario on it, both given the cluster's handle.
-func composedHCL(masters, workers string) string {
-	return smallCluster(masters, workers) + `
+// scenario on it, both given the cluster's handle and binding the S3
+// server at endpoint (its keys named by environment variables).
+func composedHCL(masters, workers, endpoint string) string {
+	return smallCluster(masters, workers) + fmt.Sprintf(`
 resource "cp_tempo" "traces" {
   name           = "tracing"
-  environment    = "stage"
   cluster_handle = cp_kubernetes_cluster.small.handle
   parameters     = { namespace = "tracing" }
+  approvals      = [{ gate = "confirm-tempo-uninstall", option = "uninstall" }]
+  object_storage = {
+    name           = "weed"
+    provider       = "aws_s3"
+    attributes     = { endpoint = %q, bucket = "traces" }
+    access_key_env = "CP_COMPOSED_S3_AK"
+    secret_key_env = "CP_COMPOSED_S3_SK"
+  }
 }
 
 resource "cp_scenario" "db" {
   pack           = "postgresql"
   name           = "orders"
-  environment    = "stage"
   cluster_handle = cp_kubernetes_cluster.small.handle
   parameters     = { namespace = "orders" }
+  candidates = [{
+    name           = "weed"
+    provider       = "aws_s3"
+    capability     = "object_storage.s3"
+    attributes     = { endpoint = %q, bucket = "orders-backups" }
+    access_key_env = "CP_COMPOSED_S3_AK"
+    secret_key_env = "CP_COMPOSED_S3_SK"
+  }]
 }
-`
+`, endpoint, endpoint)
 }
 
-// composedProvider is planViewProvider with the S3 policy Tempo resolves
-// its storage under (no SSH is made at plan).
-func composedProvider(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	key, known := filepath.Join(dir, "id_ed25519"), filepath.Join(dir, "known_hosts")
-	must(t, os.WriteFile(key, []byte("not read at plan\n"), 0o600))
-	must(t, os.WriteFile(known, nil, 0o600))
-	return fmt.Sprintf(`
-provider "cp" {
-  environment = "prod"
-  actor       = "ci"
-  actor_roles = ["sre", "platform_admin"]
-  ssh = {
-    user             = "deploy"
-    private_key_file = %q
-    known_hosts_file = %q
-  }
-  %s
-}
-`, key, known, s3Policy)
-}
+// composedProvider is planViewProvider: key files that exist, no SSH at
+// plan.
+func composedProvider(t *testing.T) string { return planViewProvider(t) }
 
 // changeOf is the change of resource addr in the output of `tofu plan`.
 func changeOf(t *testing.T, out, addr string) string {
@@ -101,13 +98,15 @@ func TestAccComposed_firstPlanShowsDAGs(t *testing.T) {
 		t.Skip("TF_ACC is not set")
 	}
 	testAccPreCheck(t)
-	r := newTofuRun(t, composedProvider(t)+composedHCL(planHostsHCL("master", 1, 0), planHostsHCL("worker", 2, 1)))
+	const endpoint = "http://10.0.9.1:8333"
+	r := newTofuRun(t, composedProvider(t)+composedHCL(planHostsHCL("master", 1, 0), planHostsHCL("worker", 2, 1), endpoint))
+	r.env = append(r.env, "CP_COMPOSED_S3_AK=plan-only-key", "CP_COMPOSED_S3_SK=plan-only-secret")
 	got := tofuPlan(t, r)
 	if h := attrOf(t, got, "cp_kubernetes_cluster.small", "handle"); !strings.HasPrefix(h, "jsonencode(") || !strings.Contains(h, `"kubeconfig.admin"`) {
 		t.Errorf("the cluster's handle is not known at plan: %s", h)
 	}
 	tempo := planOf(t, got, "cp_tempo.traces")
-	for _, want := range []string{"Install Tempo", "deploy-tempo", "minio/install-minio", "hosts (3): master-1, worker-1, worker-2"} {
+	for _, want := range []string{"Install Tempo", "create-bucket-and-credentials", "deploy-tempo", "object_storage.s3: bind weed", "hosts (3): master-1, worker-1, worker-2"} {
 		if !strings.Contains(tempo, want) {
 			t.Errorf("Tempo's first plan lacks %q:\n%s", want, tempo)
 		}
@@ -119,7 +118,7 @@ func TestAccComposed_firstPlanShowsDAGs(t *testing.T) {
 		}
 	}
 	// A parameter of a composed resource is checked at the first plan.
-	r.write(composedProvider(t) + strings.Replace(composedHCL(planHostsHCL("master", 1, 0), planHostsHCL("worker", 2, 1)),
+	r.write(composedProvider(t) + strings.Replace(composedHCL(planHostsHCL("master", 1, 0), planHostsHCL("worker", 2, 1), endpoint),
 		`parameters     = { namespace = "orders" }`, `parameters     = { namespace = "Orders!" }`, 1))
 	out, code := r.tofu("plan")
 	if code == 0 || !regexp.MustCompile(`(?s)parameters\["namespace"\]`).MatchString(out) {
@@ -135,4 +134,123 @@ func hostAddrs(c *testhosts.Cluster, out string) string {
 		out = strings.ReplaceAll(out, h.Addr, "<addr-"+h.Name+">")
 	}
 	return regexp.MustCompile(`sha256:[0-9a-f]{12,64}`).ReplaceAllString(out, "sha256:<digest>")
+}
+
+// sortWarnings puts the diagnostics that follow the plan's summary line
+// in order of their text: OpenTofu collects them from resources planned in
+// parallel.
+func sortWarnings(out string) string {
+	i := strings.Index(out, "\nPlan: ")
+	if i < 0 {
+		return out
+	}
+	i += strings.Index(out[i+1:], "\n") + 1
+	blocks := regexp.MustCompile(`\n(?:Warning|Error): `).FindAllStringIndex(out[i:], -1)
+	if len(blocks) == 0 {
+		return out
+	}
+	head := out[:i+blocks[0][0]]
+	var parts []string
+	for k, b := range blocks {
+		end := len(out) - i
+		if k+1 < len(blocks) {
+			end = blocks[k+1][0]
+		}
+		parts = append(parts, out[i+b[0]:i+end])
+	}
+	sort.Strings(parts)
+	return head + strings.Join(parts, "")
+}
+
+// attrBlockRE is the first line of an attribute change: its indent and
+// name.
+var attrBlockRE = regexp.MustCompile(`^( +)[~+-] ([a-z_]+) += `)
+
+// planParts is what a golden of a plan keeps: the resource headers, the
+// changes of the attributes named for each resource address (each in
+// full: a heredoc, a jsonencode, a list), and everything from the summary
+// line on. The other attributes
+// are the prior state's recorded values (evidence with its times,
+// artifacts), which vary from run to run.
+func planParts(out string, attrs map[string][]string) string {
+	var b strings.Builder
+	lines := strings.Split(out, "\n")
+	addr := ""
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if strings.HasPrefix(l, "Plan: ") {
+			b.WriteString(strings.Join(lines[i:], "\n"))
+			break
+		}
+		if strings.HasPrefix(l, "  # ") {
+			addr, _, _ = strings.Cut(strings.TrimPrefix(l, "  # "), " ")
+			b.WriteString(l + "\n")
+			continue
+		}
+		m := attrBlockRE.FindStringSubmatch(l)
+		if m == nil || !slices.Contains(attrs[addr], m[2]) {
+			continue
+		}
+		b.WriteString(l + "\n")
+		if !strings.HasSuffix(l, "<<-EOT") && !strings.HasSuffix(l, "(") && !strings.HasSuffix(l, "[") && !strings.HasSuffix(l, "{") {
+			continue
+		}
+		end := m[1] + "  "
+		for i++; i < len(lines); i++ {
+			b.WriteString(lines[i] + "\n")
+			rest := strings.TrimPrefix(lines[i], end)
+			if rest != lines[i] && rest != "" && rest[0] != ' ' && (rest == "EOT" || strings.ContainsAny(rest[:1], ")]}")) {
+				break
+			}
+		}
+	}
+	return b.String()
+}
+
+// Removing a worker from a module with a cluster, Tempo and a scenario
+// on it: the cluster plans remove_node, and the new handle (one host
+// fewer, shown as that one change) makes the composed resources plan
+// again, their DAGs known, on the hosts that remain. The golden keeps the
+// plans, the handle changes and the diagnostics; the whole output's line
+// count is logged (the prior evidence and artifacts, shown as they become
+// unknown, are most of it).
+func TestAccComposed_removeWorker(t *testing.T) {
+	testAccPreCheck(t)
+	c := accHosts(t, "small", "master-1", "worker-1", "worker-2")
+	s3 := testhosts.RequireS3(t, testhosts.S3Options{})
+	// Evidence is not checked again on refresh: this test is about the
+	// handle, and each plan then shows the same.
+	prov := accProvider(c, "refresh_evidence = false")
+	r := newTofuRun(t, prov+composedHCL(nodesHCL(c, "master-1"), nodesHCL(c, "worker-1", "worker-2"), s3.Endpoint))
+	r.env = append(r.env, "CP_COMPOSED_S3_AK="+s3.AccessKey, "CP_COMPOSED_S3_SK="+s3.SecretKey)
+	r.mustTofu(0, "apply", "-auto-approve")
+	r.setConfig(prov + composedHCL(nodesHCL(c, "master-1"), nodesHCL(c, "worker-1"), s3.Endpoint))
+	got := sortWarnings(hostAddrs(c, normalizePlan(strings.ReplaceAll(r.mustTofu(0, "plan"), s3.Endpoint, "<s3-endpoint>"), r.dir)))
+	parts := planParts(got, map[string][]string{
+		"cp_kubernetes_cluster.small": {"handle", "plan", "workers"},
+		"cp_tempo.traces":             {"cluster_handle", "plan"},
+		"cp_scenario.db":              {"cluster_handle", "plan"},
+	})
+	checkGolden(t, "plan_remove_worker.golden", parts)
+	t.Logf("tofu plan of removing one worker: %d lines, %d of them the plans, handles and diagnostics", lineCount(got), lineCount(parts))
+	if !strings.Contains(planOf(t, got, "cp_kubernetes_cluster.small"), "worker-2") {
+		t.Errorf("the cluster's plan does not name the removed worker:\n%s", parts)
+	}
+	for _, addr := range []string{"cp_kubernetes_cluster.small", "cp_tempo.traces", "cp_scenario.db"} {
+		attr := "handle"
+		if addr != "cp_kubernetes_cluster.small" {
+			attr = "cluster_handle"
+		}
+		h := attrOf(t, got, addr, attr)
+		h = h[:strings.Index(h, "\n        )")]
+		if n := lineCount(h); n > 25 || !strings.Contains(h, `- address = "<addr-worker-2>"`) || strings.Contains(h, "worker-1\"\n                      -") {
+			t.Errorf("the %s change of %s is not the removed host alone (%d lines):\n%s", attr, addr, n, h)
+		}
+	}
+	for addr, want := range map[string]string{"cp_tempo.traces": "deploy-tempo", "cp_scenario.db": "deploy-postgresql"} {
+		p := planOf(t, got, addr)
+		if !strings.Contains(p, want) || !strings.Contains(p, "hosts (2): master-1, worker-1") {
+			t.Errorf("%s does not plan again with the new handle (want %s on master-1, worker-1):\n%s", addr, want, p)
+		}
+	}
 }

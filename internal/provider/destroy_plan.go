@@ -121,7 +121,7 @@ func warnDestroy(m any, ops []intentOp, approvals []approvalModel, actor string,
 			}
 		}
 	}
-	summary := fmt.Sprintf("Destroy of %s %s runs %s: %d job instances, %d gates", typ, names[0], strings.Join(actions, ", "), jobs, len(gates))
+	summary := fmt.Sprintf("Destroy of %s %s runs %s: %s, %s", typ, names[0], strings.Join(actions, ", "), plural(jobs, "job instance"), plural(len(gates), "gate"))
 	if len(waiting) > 0 {
 		summary += fmt.Sprintf(" (%d waiting)", len(waiting))
 	}
@@ -170,4 +170,11 @@ func quoteAll(s []string) string {
 		q[i] = fmt.Sprintf("%q", x)
 	}
 	return strings.Join(q, ", ")
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
