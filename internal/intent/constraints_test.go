@@ -148,3 +148,28 @@ func TestParseRequirements(t *testing.T) {
 		t.Errorf("got: %v %v want min_capacity_gb 200, encryption not-required", got, ps)
 	}
 }
+
+// A parameter of the created MinIO that the intent sets and a constraint
+// shapes differently is refused on that parameter; the same value passes.
+func TestShapedParameterConflict(t *testing.T) {
+	cat := builtinCat(t)
+	s := Spec{Pack: "tempo", Name: "traces", Environment: "stage", ResourceType: "observability.tempo",
+		Hosts: []operation.HostAccess{hostAccess("master-1", protocol.RoleMaster, nil)},
+		State: planner.State{Artifacts: []protocol.Artifact{{ID: "kubeconfig.admin", Sensitivity: protocol.SensitivitySecret, Host: "master-1", Ref: "master-1:/etc/kubernetes/admin.conf"}}},
+		Candidates: []capability.Candidate{
+			{Name: "cp_kubernetes_cluster.k", Provider: "cp_kubernetes_cluster", Source: capability.SourceResource, Capability: protocol.Capability{Key: "kubernetes.cluster"}},
+			{Name: "cp_kubernetes_cluster.k", Provider: "kubernetes_secrets", Source: capability.SourceResource, Capability: protocol.Capability{Key: "secret.store"}},
+		},
+		Requirements: map[string]map[string]string{"object_storage.s3": {"min_capacity_gb": "200"}}}
+	env := Planning{Catalog: cat, Now: time.Unix(0, 0)}
+	s.Params = map[string]string{"minio.storage_size": "10Gi"}
+	_, err := s.Compose(env, Change{Action: "install"})
+	pe, ok := planner.AsParamErrors(err)
+	if !ok || len(pe) != 1 || pe[0].Name != "minio.storage_size" || !strings.Contains(pe[0].Msg, `the constraints on object_storage.s3 set it to "200Gi"`) {
+		t.Fatalf("got: %v want the parameter minio.storage_size refused for the constraint", err)
+	}
+	s.Params = map[string]string{"minio.storage_size": "200Gi"}
+	if _, err := s.Compose(env, Change{Action: "install"}); err != nil {
+		t.Fatalf("got: %v want: the same value accepted", err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/intentops/terraform-provider-cp/internal/capability"
+	"github.com/intentops/terraform-provider-cp/internal/paramtype"
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
 
@@ -73,7 +74,11 @@ func (b *builder) addSubOperation(d *capability.Decision, gate *node) ([]*node, 
 	if err != nil {
 		return nil, err
 	}
-	params, err := subPackParams(sp, shapedParams(sp.ID, b.in.Intent.Parameters, c.Params))
+	merged, err := shapedParams(sp, b.in.Intent.Parameters, c.Params, d.Requirement.Key)
+	if err != nil {
+		return nil, err
+	}
+	params, err := subPackParams(sp, merged)
 	if err != nil {
 		return nil, err
 	}
@@ -218,18 +223,30 @@ func (b *builder) gateUnconsumed() {
 }
 
 // shapedParams are the intent's parameters with the creation's shaped
-// ones (capability.Create.Params) set as the sub-pack's: the constraints
-// decide them, over a value the intent gives; the pack's types check them.
-func shapedParams(pack string, intent, shaped map[string]string) map[string]string {
+// ones (capability.Create.Params) set as the sub-pack's, which the pack's
+// types then check. An intent value for a shaped parameter that differs
+// is refused: the requirement's constraint decides it.
+func shapedParams(sp *protocol.ScenarioPack, intent, shaped map[string]string, req string) (map[string]string, error) {
 	if len(shaped) == 0 {
-		return intent
+		return intent, nil
 	}
 	out := make(map[string]string, len(intent)+len(shaped))
 	for k, v := range intent {
 		out[k] = v
 	}
-	for k, v := range shaped {
-		out[pack+"."+k] = v
+	var errs ParamErrors
+	for _, k := range protocol.SortedKeys(shaped) {
+		name := sp.ID + "." + k
+		if v, set := intent[name]; set && v != "" && v != shaped[k] {
+			errs = append(errs, &ParamError{Pack: sp.Ref(), Name: name, Value: v,
+				Msg: fmt.Sprintf("%s, but the constraints on %s set it to %s; remove the parameter or change the constraint",
+					paramtype.Quote(v), req, paramtype.Quote(shaped[k]))})
+			continue
+		}
+		out[name] = shaped[k]
 	}
-	return out
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return out, nil
 }
