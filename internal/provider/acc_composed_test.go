@@ -102,6 +102,7 @@ func TestAccComposed_firstPlanShowsDAGs(t *testing.T) {
 	r := newTofuRun(t, composedProvider(t)+composedHCL(planHostsHCL("master", 1, 0), planHostsHCL("worker", 2, 1), endpoint))
 	r.env = append(r.env, "CP_COMPOSED_S3_AK=plan-only-key", "CP_COMPOSED_S3_SK=plan-only-secret")
 	got := tofuPlan(t, r)
+	t.Logf("first tofu plan of the composed module: %d lines", lineCount(got))
 	if h := attrOf(t, got, "cp_kubernetes_cluster.small", "handle"); !strings.HasPrefix(h, "jsonencode(") || !strings.Contains(h, `"kubeconfig.admin"`) {
 		t.Errorf("the cluster's handle is not known at plan: %s", h)
 	}
