@@ -334,3 +334,46 @@ func TestPostgresHostPGDGRepository(t *testing.T) {
 		t.Error("pgdg.sources written with a foreign key")
 	}
 }
+
+// TestPostgresHostUninstall: uninstall waits at confirm-postgresql-uninstall;
+// "cancel operation" ends it Cancelled with the cluster still online;
+// "uninstall" drops the real cluster (pg_dropcluster), its schedule and
+// credentials, and keeps its dumps.
+func TestPostgresHostUninstall(t *testing.T) {
+	requirePostgres(t)
+	const name = "pg-uninstall"
+	e := startHosts(t, name, "db-1")
+	e.runCompleted(e.pgHostPlan(name, "db-1", nil), engine.RunInput{})
+	hosts := []protocol.Host{{Name: "db-1", Address: e.addr("db-1"), Port: e.hosts["db-1"].Port, Role: "node"}}
+	req := scenarioRequest("postgresql-host", name, "stage", hosts, nil, nil, nil)
+	req.Intent.Action, req.PlanID = "uninstall", name+".uninstall"
+	plan := e.compose(req).Plan
+	online := func() string {
+		return strings.TrimSpace(e.sudo(t, "db-1", "pg_lsclusters -h | awk '$1 == 15 && $2 == \"main\" { print $4 }'"))
+	}
+	decide := func(option string) []protocol.Decision {
+		return []protocol.Decision{{Gate: "confirm-postgresql-uninstall", Option: option, Actor: "e2e", Roles: []string{"sre"}}}
+	}
+
+	res := e.run(plan, engine.RunInput{OperationID: name + ".wait"})
+	if res.Operation.Status != protocol.StatusWaitingForApproval || online() != "online" {
+		t.Fatalf("uninstall without a decision: %s, cluster %s; want waiting with the cluster online\n%s", res.Operation.Status, online(), describe(res))
+	}
+	res = e.run(plan, engine.RunInput{OperationID: name + ".cancel", Decisions: decide("cancel operation")})
+	if res.Operation.Status != protocol.StatusCancelled || online() != "online" {
+		t.Fatalf("uninstall cancelled: %s, cluster %s; want Cancelled with the cluster online", res.Operation.Status, online())
+	}
+	res = e.runCompleted(plan, engine.RunInput{OperationID: name + ".proceed", Decisions: decide("uninstall")})
+	if got := online(); got != "" {
+		t.Fatalf("after uninstall pg_lsclusters lists 15/main as %q", got)
+	}
+	if code, out := e.exitOf(t, "db-1", "test -e /var/lib/postgresql/15/main || test -e /etc/cron.d/cp-postgresql-backup-15-main || test -e /var/lib/cp/postgresql-host/15-main"); code == 0 {
+		t.Errorf("data directory, schedule or credentials left after uninstall: %s", out)
+	}
+	if got := strings.TrimSpace(e.sudo(t, "db-1", "ls /var/backups/postgresql/15-main | grep -c '\\.dump$'")); got != "1" {
+		t.Errorf("dumps after uninstall: %s, want the one kept", got)
+	}
+	if got := strings.TrimSpace(e.sudo(t, "db-1", "systemctl is-active postgresql@15-main || true")); got == "active" {
+		t.Errorf("postgresql@15-main still active after uninstall")
+	}
+}

@@ -29,7 +29,7 @@ func TestBuiltinPacks(t *testing.T) {
 			"renew_certificates", "repair", "restore", "snapshot", "uncordon", "upgrade"},
 		"minio":           {"install"},
 		"postgresql":      {"install"},
-		"postgresql-host": {"install"},
+		"postgresql-host": {"install", "uninstall"},
 		"tempo":           {"install", "uninstall", "upgrade"},
 	}
 	for id, actions := range want {
