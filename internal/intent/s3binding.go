@@ -68,8 +68,10 @@ func (b S3Binding) Keys(env Env) (access, secret string, ok bool) {
 
 // CheckS3Binding checks a binding's keys, endpoint and bucket: both keys
 // or none, written or named but not both, named variables set to
-// well-formed keys, keys only on an S3 binding with an http(s) endpoint,
-// a bucket that is an S3 bucket name. Key values are never quoted.
+// well-formed keys (only with env: a static validation has none, plan
+// has the process environment), keys only on an S3 binding with an
+// http(s) endpoint, a bucket that is an S3 bucket name. Key values are
+// never quoted.
 func CheckS3Binding(b S3Binding, env Env) Problems {
 	var ps Problems
 	p := b.Path
@@ -114,6 +116,9 @@ func CheckS3Binding(b S3Binding, env Env) Problems {
 			if !envName.MatchString(k.v) {
 				ps.add(at, "Invalid environment variable name",
 					"%s is not an environment variable name: use letters, digits and '_', not starting with a digit.", paramtype.Quote(k.v))
+				continue
+			}
+			if env == nil {
 				continue
 			}
 			if vp := CheckEnvVar(at, k.v, k.what, env); len(vp) > 0 {

@@ -95,3 +95,17 @@ func TestS3BindingKeysAndInputs(t *testing.T) {
 		t.Fatalf("got: %+v want: no bucket artifact without a bucket", bucket)
 	}
 }
+
+// Without an environment (a static validation) the named variables are
+// not read, so validating needs no secret exported; their names are still
+// checked.
+func TestCheckS3BindingStatic(t *testing.T) {
+	b := S3Binding{Path: Root("object_storage"), Endpoint: "http://127.0.0.1:8333", AccessKeyEnv: "S3_UNSET_AK", SecretKeyEnv: "S3_UNSET_SK"}
+	if ps := CheckS3Binding(b, nil); len(ps) != 0 {
+		t.Fatalf("got: %v want: accepted without an environment", ps)
+	}
+	b.SecretKeyEnv = "S3 SK"
+	if ps := CheckS3Binding(b, nil); len(ps) != 1 || ps[0].Path.String() != "object_storage.secret_key_env" {
+		t.Fatalf("got: %v want: the malformed name refused", ps)
+	}
+}

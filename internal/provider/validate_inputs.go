@@ -196,7 +196,7 @@ func validateScenario(ctx context.Context, m *scenarioModel, data *providerData,
 	}
 	addProblems(diags, intent.CheckHosts(hosts, intent.HostRules{Roles: intent.ScenarioRoles, DefaultPort: defaultPort(data, m.SSH)}))
 	addProblems(diags, resourceSSHProblems(m.SSH))
-	m.checkCredentials(diags)
+	m.checkCredentials(planEnv(data), diags)
 	checkTimeouts(ctx, m.Timeouts, diags)
 	if data == nil || data.Catalog == nil {
 		return
@@ -212,7 +212,7 @@ func validateScenario(ctx context.Context, m *scenarioModel, data *providerData,
 // data also its pack version constraint.
 func validateTempo(ctx context.Context, m *tempoModel, data *providerData, diags *diag.Diagnostics) {
 	addProblems(diags, resourceSSHProblems(m.SSH))
-	m.checkCredentials(diags)
+	m.checkCredentials(planEnv(data), diags)
 	checkTimeouts(ctx, m.Timeouts, diags)
 	if data == nil || data.Catalog == nil {
 		return

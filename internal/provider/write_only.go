@@ -109,9 +109,19 @@ func (c boundCandidateModel) binding(p intent.Path) intent.S3Binding {
 
 // checkStorageCredentials checks the credential arguments, endpoint and
 // bucket of the binding at p (intent.CheckS3Binding), reading named keys
-// from the provider's environment. Values are never quoted.
-func checkStorageCredentials(c boundCandidateModel, p path.Path, diags *diag.Diagnostics) {
-	addProblems(diags, intent.CheckS3Binding(c.binding(fromPath(p)), os.LookupEnv))
+// from env (nil: not read). Values are never quoted.
+func checkStorageCredentials(c boundCandidateModel, p path.Path, env intent.Env, diags *diag.Diagnostics) {
+	addProblems(diags, intent.CheckS3Binding(c.binding(fromPath(p)), env))
+}
+
+// planEnv is the environment the bindings' named keys are read from: the
+// provider process's at plan (data set), none in a static validation,
+// which must not depend on secrets being exported.
+func planEnv(data *providerData) intent.Env {
+	if data == nil {
+		return nil
+	}
+	return os.LookupEnv
 }
 
 // checkOneCredentialed refuses credentials on more than one binding: one
@@ -233,10 +243,10 @@ func (t *tempoModel) bindingPath() func(int) path.Path {
 
 // checkCredentials checks cp_tempo's credential arguments, and that
 // object_storage's bucket and the bucket parameter, both set, agree.
-func (t *tempoModel) checkCredentials(diags *diag.Diagnostics) {
+func (t *tempoModel) checkCredentials(env intent.Env, diags *diag.Diagnostics) {
 	all := t.scenario().Candidates
 	for i, c := range all {
-		checkStorageCredentials(c, t.bindingPath()(i), diags)
+		checkStorageCredentials(c, t.bindingPath()(i), env, diags)
 	}
 	checkOneCredentialed(all, t.bindingPath(), diags)
 	if t.ObjectStorage == nil {
@@ -259,9 +269,9 @@ func (m *scenarioModel) readWriteOnly(ctx context.Context, cfg tfsdk.Config, dia
 func scenarioBindingPath(i int) path.Path { return path.Root("candidates").AtListIndex(i) }
 
 // checkCredentials checks cp_scenario's credential arguments.
-func (m *scenarioModel) checkCredentials(diags *diag.Diagnostics) {
+func (m *scenarioModel) checkCredentials(env intent.Env, diags *diag.Diagnostics) {
 	for i, c := range m.Candidates {
-		checkStorageCredentials(c, scenarioBindingPath(i), diags)
+		checkStorageCredentials(c, scenarioBindingPath(i), env, diags)
 	}
 	checkOneCredentialed(m.Candidates, scenarioBindingPath, diags)
 }

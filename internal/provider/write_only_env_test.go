@@ -2,6 +2,7 @@ package provider
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -26,7 +27,7 @@ func TestStorageCredentialsFromEnv(t *testing.T) {
 	p := path.Root("object_storage")
 	check := func(c boundCandidateModel) diag.Diagnostics {
 		var diags diag.Diagnostics
-		checkStorageCredentials(c, p, &diags)
+		checkStorageCredentials(c, p, os.LookupEnv, &diags)
 		return diags
 	}
 	if d := check(s3EnvBinding("CP_TEST_S3_AK", "CP_TEST_S3_SK")); d.HasError() {
@@ -68,15 +69,31 @@ func TestTempoBindingBucket(t *testing.T) {
 		t.Fatalf("got: scenario parameters %v (model %v) want: bucket from object_storage, the model unchanged", s.Parameters, m.Parameters)
 	}
 	var diags diag.Diagnostics
-	m.checkCredentials(&diags)
+	m.checkCredentials(os.LookupEnv, &diags)
 	if diags.HasError() {
 		t.Fatalf("got: %q want: accepted", errorsAt(diags))
 	}
 	m.Parameters["bucket"] = "other-traces"
 	diags = nil
-	m.checkCredentials(&diags)
+	m.checkCredentials(os.LookupEnv, &diags)
 	wantOneError(t, diags, `object_storage.attributes["bucket"]`, `object_storage names bucket "bound-traces" and parameters.bucket "other-traces"`, "")
 	if got := m.scenario().Parameters["bucket"]; got != "other-traces" {
 		t.Fatalf("got: bucket %q want: the parameter kept (the plan is refused anyway)", got)
+	}
+}
+
+// A static validation (no provider data) does not read the named
+// variables; the plan does.
+func TestTempoValidateEnvAtPlanOnly(t *testing.T) {
+	b := s3EnvBinding("CP_TEST_S3_UNSET_AK", "CP_TEST_S3_UNSET_SK")
+	m := tempoModel{ObjectStorage: &b}
+	var diags diag.Diagnostics
+	m.checkCredentials(planEnv(nil), &diags)
+	if diags.HasError() {
+		t.Fatalf("got: %q want: nothing read in a static validation", errorsAt(diags))
+	}
+	m.checkCredentials(planEnv(&providerData{}), &diags)
+	if errs := errorsAt(diags); len(errs) != 2 || !strings.Contains(errs[0], "is not set") {
+		t.Fatalf("got: %q want: both unset variables refused at plan", errs)
 	}
 }

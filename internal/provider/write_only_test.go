@@ -154,7 +154,7 @@ func TestStorageCredentialChecks(t *testing.T) {
 	p := path.Root("candidates").AtListIndex(0)
 	check := func(c boundCandidateModel) diag.Diagnostics {
 		var diags diag.Diagnostics
-		checkStorageCredentials(c, p, &diags)
+		checkStorageCredentials(c, p, os.LookupEnv, &diags)
 		return diags
 	}
 	if d := check(s3Binding("AKIAGOOD01", "good/secret+key=")); d.HasError() {
