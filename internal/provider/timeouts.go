@@ -40,7 +40,7 @@ func reportTimedOut(display string, res *engine.Result, redactor *transport.Reda
 func timeoutDetail(res *engine.Result) string {
 	to := res.TimedOut
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s ran out while the operation ran: it was stopped on time and recorded as %s (%s).\n", limitName(to), res.Operation.Status, to.Error())
+	fmt.Fprintf(&b, "%s ran out while the operation ran: it was stopped on time and recorded as %s, timed out.\n", limitName(to), res.Operation.Status)
 	if len(to.Running) == 0 {
 		b.WriteString("No job was running when the time ran out.\n")
 	} else {

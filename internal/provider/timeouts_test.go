@@ -43,7 +43,7 @@ func TestReportTimedOut(t *testing.T) {
 	if got, want := d.Summary(), "scenario.install@1.0.0 timed out after 5s"; got != want {
 		t.Errorf("summary got: %q want: %q", got, want)
 	}
-	want := `timeouts.create (5s) ran out while the operation ran: it was stopped on time and recorded as Interrupted (timed out after 5s (timeouts.create)).
+	want := `timeouts.create (5s) ran out while the operation ran: it was stopped on time and recorded as Interrupted, timed out.
 Running when the time ran out, stopped on their hosts:
   job sleep-long on host node-1 (instance sleep-long)
     log tail:
