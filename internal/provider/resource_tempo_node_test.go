@@ -83,6 +83,8 @@ resource "cp_tempo" "prod" {
 				ImportState:       true,
 				ImportStateId:     "tracing-stage@" + m1.Addr,
 				ImportStateVerify: true,
+				// Refresh reads the completed operation's summary as done.
+				ImportStateVerifyIgnore: []string{"plan_summary"},
 			},
 			{
 				ResourceName:  "cp_tempo.stage",
@@ -148,6 +150,8 @@ resource "cp_node" "w2" {
 				ImportState:       true,
 				ImportStateId:     w2.Addr,
 				ImportStateVerify: true,
+				// Refresh reads the completed operation's summary as done.
+				ImportStateVerifyIgnore: []string{"plan_summary"},
 			},
 			{
 				// Import by identity, in an import block (OpenTofu 1.12): the
@@ -208,6 +212,8 @@ resource "cp_scenario" "db" {
 				ImportState:       true,
 				ImportStateId:     "postgresql/orders@" + m1.Addr,
 				ImportStateVerify: true,
+				// Refresh reads the completed operation's summary as done.
+				ImportStateVerifyIgnore: []string{"plan_summary"},
 			},
 			{
 				// Only one scenario keeps a record there: the address alone
@@ -216,6 +222,8 @@ resource "cp_scenario" "db" {
 				ImportState:       true,
 				ImportStateId:     m1.Addr,
 				ImportStateVerify: true,
+				// Refresh reads the completed operation's summary as done.
+				ImportStateVerifyIgnore: []string{"plan_summary"},
 			},
 			{
 				ResourceName:  "cp_scenario.db",
