@@ -367,7 +367,7 @@ func TestPostgresHostUninstall(t *testing.T) {
 	if got := online(); got != "" {
 		t.Fatalf("after uninstall pg_lsclusters lists 15/main as %q", got)
 	}
-	if code, out := e.exitOf(t, "db-1", "test -e /var/lib/postgresql/15/main || test -e /etc/cron.d/cp-postgresql-backup-15-main || test -e /var/lib/cp/postgresql-host/15-main"); code == 0 {
+	if code, out := e.exitOf(t, "db-1", "test -e /var/lib/postgresql/15/main || test -e /etc/postgresql/15/main || test -e /etc/cron.d/cp-postgresql-backup-15-main || test -e /var/lib/cp/postgresql-host/15-main"); code == 0 {
 		t.Errorf("data directory, schedule or credentials left after uninstall: %s", out)
 	}
 	if got := strings.TrimSpace(e.sudo(t, "db-1", "ls /var/backups/postgresql/15-main | grep -c '\\.dump$'")); got != "1" {

@@ -22,7 +22,8 @@ import (
 // TCP as the application role; the generated password is in none of the
 // state, the CLI output or OpenTofu's debug logs. A value outside a
 // parameter's type is refused at plan with the parameter named, and
-// changes nothing on the host.
+// changes nothing on the host. Destroy runs the pack's uninstall, approved
+// in HCL, and drops the cluster.
 func TestAccPostgresHost_backupAndRestoreCheck(t *testing.T) {
 	testAccPreCheck(t)
 	if _, err := os.Stat("/usr/lib/postgresql/15/bin/postgres"); err != nil {
@@ -34,10 +35,12 @@ func TestAccPostgresHost_backupAndRestoreCheck(t *testing.T) {
 	scenario := func(params string) string {
 		return accProvider(c, "") + fmt.Sprintf(`
 resource "cp_scenario" "pg" {
-  pack       = "postgresql-host"
-  name       = "orders-db"
-  hosts      = [{ name = %q, address = %q }]
-  parameters = { %s }
+  pack           = "postgresql-host"
+  name           = "orders-db"
+  hosts          = [{ name = %q, address = %q }]
+  parameters     = { %s }
+  destroy_action = "uninstall"
+  approvals      = [{ gate = "confirm-postgresql-uninstall", option = "uninstall" }]
 }
 `, h.Name, h.Addr, params)
 	}
@@ -159,6 +162,27 @@ resource "cp_scenario" "pg" {
 	got, err := psql.CombinedOutput()
 	if err != nil || strings.TrimSpace(string(got)) != "orders_app orders 1" {
 		t.Fatalf("got: psql as orders_app: %v %q want: orders_app orders 1", err, got)
+	}
+
+	// Destroy runs uninstall, approved in HCL: the cluster is dropped on
+	// the host (read through the host's own view of its overlay), its
+	// credentials go, its dumps stay.
+	outputs.WriteString(r.mustTofu(0, "destroy", "-auto-approve"))
+	root, err := c.RootPath("db-1")
+	must(t, err)
+	for _, p := range []string{"etc/postgresql/15/main", "var/lib/postgresql/15/main"} {
+		if _, err := os.Lstat(filepath.Join(root, p)); err == nil {
+			t.Errorf("got: /%s on the host after destroy want: dropped by pg_dropcluster", p)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "usr/lib/postgresql/15/bin/postgres")); err != nil {
+		t.Errorf("got: %v want: the packages kept", err)
+	}
+	if _, err := os.Stat(filepath.Join(h.Upper, "var/lib/cp/postgresql-host/15-main")); err == nil {
+		t.Error("got: the credentials kept after destroy want: removed")
+	}
+	if kept, _ := filepath.Glob(filepath.Join(dir, "orders-*.dump")); len(kept) != len(dumps) {
+		t.Errorf("got: %d dumps after destroy want: the %d kept", len(kept), len(dumps))
 	}
 
 	// The password is nowhere in what OpenTofu keeps or prints.

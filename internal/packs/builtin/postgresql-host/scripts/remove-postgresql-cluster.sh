@@ -2,7 +2,8 @@
 # Drops the host's cluster: its backup schedule first (no backup of a
 # cluster being dropped), then the cluster with pg_dropcluster --stop (data
 # directory, configuration, log), then its root-only credentials. The
-# dumps under /var/backups/postgresql and the packages stay.
+# dumps under /var/backups/postgresql and the packages stay; a file someone
+# else put in the cluster's configuration directory stays with it.
 set -euo pipefail
 
 die() {
@@ -18,7 +19,12 @@ cluster=${CP_PARAM_POSTGRESQL_CLUSTER:?}
 rm -f "/etc/cron.d/cp-postgresql-backup-$version-$cluster"
 if command -v pg_lsclusters >/dev/null 2>&1 &&
   [ -n "$(pg_lsclusters -h | awk -v v="$version" -v c="$cluster" '$1 == v && $2 == c')" ]; then
+  # pg_dropcluster removes the files it knows, and conf.d only when empty:
+  # the pack's own conf.d file, and the directories it leaves empty, go
+  # after it.
   pg_dropcluster --stop "$version" "$cluster"
+  rm -f "/etc/postgresql/$version/$cluster/conf.d/50-cp-postgresql-host.conf"
+  rmdir "/etc/postgresql/$version/$cluster/conf.d" "/etc/postgresql/$version/$cluster" "/etc/postgresql/$version" 2>/dev/null || true
   echo "remove-postgresql-cluster: dropped cluster $version/$cluster"
 else
   echo "remove-postgresql-cluster: no cluster $version/$cluster"
