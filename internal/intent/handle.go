@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
@@ -162,21 +163,29 @@ func (h Handle) ResolveArtifacts(arts, record []protocol.Artifact) []protocol.Ar
 	return append(out, record...)
 }
 
-// Encode writes the handle as JSON.
+// HandlePrefix starts an encoded handle: the handle is an opaque string
+// to pass on as it is, so OpenTofu and Terraform show it on one line, not
+// as a JSON document of one line per host (a 1,000-node cluster's handle
+// is one line of the plan, and a worker removed changes that line).
+const HandlePrefix = "cp.handle.v1 "
+
+// Encode writes the handle as HandlePrefix and its JSON.
 func (h Handle) Encode() string {
 	b, err := json.Marshal(h)
 	if err != nil {
 		// A Handle holds strings, ints and maps of strings only.
 		panic(fmt.Sprintf("encode handle: %v", err))
 	}
-	return string(b)
+	return HandlePrefix + string(b)
 }
 
-// DecodeHandle reads a handle and checks it is of kind (any kind when
-// empty) with a name.
+// DecodeHandle reads a handle (Encode's form, or its JSON alone) and
+// checks it is of kind (any kind when empty) with a name.
 func DecodeHandle(s, kind string) (Handle, error) {
 	var h Handle
-	if err := json.Unmarshal([]byte(s), &h); err != nil {
+	// Plain JSON is read too: a handle written by hand (jsonencode) or by
+	// an older version.
+	if err := json.Unmarshal([]byte(strings.TrimPrefix(s, HandlePrefix)), &h); err != nil {
 		return h, fmt.Errorf("not a %s handle (pass the handle attribute of a cp resource): %w", kindLabel(kind), err)
 	}
 	if h.Name == "" || (kind != "" && h.Kind != kind) {
