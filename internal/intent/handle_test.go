@@ -3,6 +3,7 @@ package intent
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
@@ -61,6 +62,15 @@ func TestNewClusterHandle(t *testing.T) {
 	got, err := DecodeClusterHandle(a.Encode())
 	if err != nil || got.Encode() != a.Encode() {
 		t.Fatalf("decode: %v, %s", err, got.Encode())
+	}
+	// Encoded as an opaque string (one line in a plan), its JSON alone
+	// (jsonencode by hand, an older version) read too.
+	enc := a.Encode()
+	if !strings.HasPrefix(enc, HandlePrefix+"{") {
+		t.Errorf("encoded handle %.40s... does not start with %q", enc, HandlePrefix)
+	}
+	if plain, err := DecodeClusterHandle(strings.TrimPrefix(enc, HandlePrefix)); err != nil || plain.Encode() != enc {
+		t.Errorf("the handle's JSON alone: %v", err)
 	}
 }
 
