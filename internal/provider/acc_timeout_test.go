@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/intentops/terraform-provider-cp/internal/testhosts"
 )
 
 // A resource timeout stops the operation on time, through OpenTofu: the
@@ -21,7 +23,9 @@ import (
 // advice), and the sleep is no longer running on the host. A later apply
 // with a longer timeout completes, and mark-first, which finished before
 // the timeout, does not run again. The capability in state has its
-// {placeholders} substituted.
+// {placeholders} substituted. An update that sleeps again under
+// timeouts.update = "5s" is stopped the same way and keeps the prior
+// state.
 func TestAccTimeout_stopsOnTime(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("TF_ACC is not set")
@@ -31,7 +35,7 @@ func TestAccTimeout_stopsOnTime(t *testing.T) {
 	h := c.Hosts()[0]
 	pack, err := filepath.Abs("testdata/timeout-probe")
 	must(t, err)
-	config := func(create string) string {
+	config := func(round, timeouts string) string {
 		return fmt.Sprintf(`
 provider "cp" {
   actor     = "ci"
@@ -47,16 +51,16 @@ resource "cp_scenario" "tp" {
   pack       = "timeout-probe"
   name       = "tp"
   hosts      = [{ name = %q, address = %q }]
-  parameters = { namespace = "tp-ns" }
-  timeouts   = { create = %q }
+  parameters = { namespace = "tp-ns", round = %q }
+  timeouts   = %s
 }
-`, pack, h.User, c.KeyPath(), c.KnownHostsPath(), h.Name, h.Addr, create)
+`, pack, h.User, c.KeyPath(), c.KnownHostsPath(), h.Name, h.Addr, round, timeouts)
 	}
 	probe := func(name string) string {
 		b, _ := os.ReadFile(filepath.Join(h.Upper, "var/lib/timeout-probe", name))
 		return string(b)
 	}
-	r := newTofuRun(t, config("5s"))
+	r := newTofuRun(t, config("1", `{ create = "5s" }`))
 	logs := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -102,14 +106,14 @@ resource "cp_scenario" "tp" {
 	if !regexp.MustCompile(`^[0-9]+$`).MatchString(pid) {
 		t.Fatalf("sleep-long left no sleep pid (%q): the sleep never started", pid)
 	}
-	if got := strings.TrimSpace(onHost(t, c, h.Name, "pgrep -F /var/lib/timeout-probe/sleep.pid -x sleep || echo gone")); got != "gone" {
+	if got := sleepAlive(t, c, h.Name); got != "gone" {
 		t.Errorf("after the timeout pgrep on node-1 found the job's sleep (pid %s) still running: %q", pid, got)
 	}
 	if probe("slept") != "" {
 		t.Error("sleep-long finished although the timeout stopped it")
 	}
 
-	r.setConfig(config("2m"))
+	r.setConfig(config("1", `{ create = "2m" }`))
 	if out, err := tofu("plan2.log", "plan", "-out=tp.plan"); err != nil {
 		t.Fatalf("plan with the longer timeout: %v\n%s", err, out)
 	}
@@ -136,9 +140,57 @@ resource "cp_scenario" "tp" {
 	if got := stateCapability(t, show, "cp_scenario.tp", "timeout.probe"); !maps.Equal(got, want) {
 		t.Errorf("capability timeout.probe in state got: %v want: %v", got, want)
 	}
+
+	// An update that sleeps again (round is in sleep-long's idempotency
+	// key) under timeouts.update = "5s" times out the same way, names
+	// timeouts.update, and keeps the prior state.
+	r.setConfig(config("2", `{ create = "2m", update = "5s" }`))
+	if out, err := tofu("plan3.log", "plan", "-out=tp.plan"); err != nil {
+		t.Fatalf("plan of the update: %v\n%s", err, out)
+	}
+	start = time.Now()
+	out, err = tofu("apply3.log", "apply", "tp.plan")
+	elapsed = time.Since(start)
+	if err == nil {
+		t.Fatalf("update under timeouts.update = 5s succeeded:\n%s", out)
+	}
+	t.Logf("the update under timeouts.update = 5s returned after %s", elapsed)
+	if elapsed >= 18*time.Second {
+		t.Errorf("the update returned after %s; want it well below the 25s sleep", elapsed)
+	}
+	text = flatten(out)
+	for _, want := range []string{"timed out after 5s", "timeouts.update (5s) ran out", "job sleep-long on host node-1",
+		`raise timeouts.update in the resource, for example timeouts = { update = "10s" }`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the update error lacks %q:\n%s", want, out)
+		}
+	}
+	if got := sleepAlive(t, c, h.Name); got != "gone" {
+		t.Errorf("after the update's timeout pgrep on node-1 found the job's sleep still running: %q", got)
+	}
+	if got := strings.Count(probe("sleep-runs"), "run"); got != 3 {
+		t.Errorf("sleep-long ran %d times; want 3 (the update ran it again)", got)
+	}
+	if got := strings.Count(probe("mark-runs"), "run"); got != 1 {
+		t.Errorf("mark-first ran %d times; want once", got)
+	}
+	if show, err := tofu("show2.log", "show", "-json"); err != nil || !strings.Contains(show, `"round":"1"`) {
+		t.Errorf("after the timed-out update the state does not keep round 1 (%v):\n%s", err, show)
+	}
+
 	if out, err := tofu("destroy.log", "destroy", "-auto-approve"); err != nil {
 		t.Fatalf("destroy: %v\n%s", err, out)
 	}
+}
+
+// sleepAlive looks on the host, with pgrep, for the sleep whose pid
+// sleep-long kept: "gone", or the process as ps shows it. A zombie (a
+// killed process its new parent has not reaped yet) is gone: pgrep
+// matches only the live states.
+func sleepAlive(t *testing.T, c *testhosts.Cluster, host string) string {
+	t.Helper()
+	return strings.TrimSpace(onHost(t, c, host, `f=/var/lib/timeout-probe/sleep.pid
+if pgrep -r R,S,D,T,t -F "$f" -x sleep >/dev/null; then ps -o pid=,stat=,pgid=,args= -p "$(cat "$f")"; else echo gone; fi`))
 }
 
 // stateCapability returns the attributes of capability key of resource
