@@ -92,45 +92,6 @@ func (s *sim) node(st *State, name string) (*Node, int) {
 	return n, 0
 }
 
-// kubectlDrain cordons a node; it evicts nothing (no pod runs), but
-// refuses like kubectl when DaemonSet pods run on the node without
-// --ignore-daemonsets, or pods with emptyDir volumes may run without
-// --delete-emptydir-data.
-func (s *sim) kubectlDrain(st *State, p flags) int {
-	n, code := s.node(st, p.arg(1))
-	if n == nil {
-		return code
-	}
-	if t := p.get("timeout"); t != "" {
-		if _, err := time.ParseDuration(t); err != nil {
-			return s.fail(1, "error: invalid argument %q for \"--timeout\" flag: %v", t, err)
-		}
-	}
-	var daemons, local []string
-	for _, o := range s.objects(st) {
-		if s.podBlocker(st, o) != "" {
-			continue
-		}
-		ref := o.Namespace + "/" + o.Name
-		switch {
-		case o.Kind == "DaemonSet":
-			daemons = append(daemons, ref)
-		case (o.Kind == "Deployment" || o.Kind == "StatefulSet" || o.Kind == "Job") && hasEmptyDir(podTemplate(o)):
-			local = append(local, ref)
-		}
-	}
-	n.Unschedulable = true
-	s.printf("node/%s cordoned\n", n.Name)
-	if len(daemons) > 0 && !p.has("ignore-daemonsets") {
-		return s.fail(1, "error: unable to drain node %q due to error: cannot delete DaemonSet-managed Pods (use --ignore-daemonsets to ignore): %s, continuing command...", n.Name, strings.Join(daemons, ", "))
-	}
-	if len(local) > 0 && !p.has("delete-emptydir-data") {
-		return s.fail(1, "error: unable to drain node %q due to error: cannot delete Pods with local storage (use --delete-emptydir-data to override): %s, continuing command...", n.Name, strings.Join(local, ", "))
-	}
-	s.printf("node/%s drained\n", n.Name)
-	return 0
-}
-
 func hasEmptyDir(spec map[string]any) bool {
 	for _, v := range asList(spec["volumes"]) {
 		if _, ok := asMap(v)["emptyDir"]; ok {

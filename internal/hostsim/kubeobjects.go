@@ -47,6 +47,7 @@ var resTypes = []resType{
 	{"deployments", "deployment", "Deployment", "apps", "v1", true},
 	{"jobs", "job", "Job", "batch", "v1", true},
 	{"persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", "", "v1", true},
+	{"poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget", "policy", "v1", true},
 	{"secrets", "secret", "Secret", "", "v1", true},
 	{"serviceaccounts", "serviceaccount", "ServiceAccount", "", "v1", true},
 	{"services", "service", "Service", "", "v1", true},
@@ -59,6 +60,9 @@ var resTypes = []resType{
 func lookupRes(name string) (resType, bool) {
 	name = strings.ToLower(name)
 	base, group, _ := strings.Cut(name, ".")
+	if base == "pdb" { // kubectl's short name
+		base = "poddisruptionbudgets"
+	}
 	for _, r := range resTypes {
 		if group != "" && group != r.Group {
 			continue
@@ -398,6 +402,8 @@ func (s *sim) objectStatus(st *State, o *Object) map[string]any {
 				cond("Complete", "True", "CompletionsReached", "Reached expected number of succeeded pods")}}
 	case "CronJob":
 		return map[string]any{}
+	case "PodDisruptionBudget":
+		return s.pdbStatus(st, o)
 	case "PersistentVolumeClaim":
 		// Bound when the StorageClass it names exists or, naming none,
 		// when the cluster has a StorageClass (the simulated Longhorn is
