@@ -87,7 +87,9 @@ func TestTimeoutAdvice(t *testing.T) {
 // reads to stop on time and name the setting.
 func TestWithTimeoutCause(t *testing.T) {
 	var diags diag.Diagnostics
-	get := func(context.Context, time.Duration) (time.Duration, diag.Diagnostics) { return 10 * time.Millisecond, nil }
+	get := func(context.Context, time.Duration) (time.Duration, diag.Diagnostics) {
+		return 10 * time.Millisecond, nil
+	}
 	ctx, cancel := withTimeout(context.Background(), "update", get, time.Hour, &diags)
 	defer cancel()
 	<-ctx.Done()
