@@ -153,8 +153,8 @@ func TestRenewCertificatesScript(t *testing.T) {
 }
 
 // cordon, drain and uncordon act on CP_HOST through the admin kubeconfig;
-// a drain a PodDisruptionBudget blocks fails saying so and how to
-// uncordon, and leaves the node cordoned.
+// a drain a PodDisruptionBudget blocks uncordons the node again and fails
+// naming the node, the pod and the budget.
 func TestCordonDrainUncordonScripts(t *testing.T) {
 	h := newScriptHost(t)
 	env := map[string]string{"CP_ARTIFACT_KUBECONFIG_ADMIN": "/kc", "CP_FIRST_MASTER": "master-1", "CP_CLUSTER": "prod", "CP_PARAM_DRAIN_TIMEOUT": "2m",
@@ -172,7 +172,8 @@ func TestCordonDrainUncordonScripts(t *testing.T) {
 		t.Errorf("calls:\n%s\nwant:\n%s", got, want)
 	}
 
-	// Blocked by a PDB until the timeout.
+	// Blocked by a PDB until the timeout: the budget is named from the API
+	// server (only the one allowing no disruption), the node uncordoned.
 	h = newScriptHost(t)
 	h.stub("kubectl", `case " $* " in
   *"{.spec.unschedulable}"*) printf true ;;
@@ -180,22 +181,27 @@ func TestCordonDrainUncordonScripts(t *testing.T) {
     echo 'error when evicting pods/"web-7d4b9c-abcde" -n "shop" (will retry after 5s): Cannot evict pod as it would violate the pod'"'"'s disruption budget.' >&2
     echo 'error: unable to drain node "node-1" due to error: [error when evicting pods/"web-7d4b9c-abcde" -n "shop": global timeout reached: 2m0s], continuing command...' >&2
     exit 1 ;;
+  *" get pdb -n shop "*) printf 'web-pdb 0\nother-pdb 1\n' ;;
 esac`)
 	res := h.run("kubernetes/scripts/drain-cordoned-node.sh", env)
-	refused(t, h, res, "a PodDisruptionBudget allows no eviction of shop/web-7d4b9c-abcde within drain_timeout 2m")
-	for _, w := range []string{"The node stays cordoned", "kubectl --kubeconfig /etc/kubernetes/admin.conf uncordon node-1", `action = "uncordon"`, "on master-1 run"} {
+	refused(t, h, res, "PodDisruptionBudget shop/web-pdb allows no eviction of shop/web-7d4b9c-abcde from node node-1 within drain_timeout 2m")
+	if !strings.Contains(res.stderr, "Node node-1 was uncordoned again and takes pods") || strings.Contains(res.stderr, "other-pdb") {
+		t.Errorf("drain failure does not say the node was uncordoned, or names a budget that allows disruptions:\n%s", res.stderr)
+	}
+	if !strings.Contains(h.log(h.calls), "kubectl --kubeconfig /kc uncordon node-1\n") {
+		t.Errorf("the failed drain did not uncordon the node:\n%s", h.log(h.calls))
+	}
+	// Another failure: the timeout, without the PDB wording; an uncordon
+	// that fails too says the node stays cordoned and how to uncordon it.
+	h.stub("kubectl", `case " $* " in *"{.spec.unschedulable}"*) printf true ;; *" drain "*) echo 'error: timed out' >&2; exit 1 ;; *" uncordon "*) echo 'connection refused' >&2; exit 1 ;; esac`)
+	res = h.run("kubernetes/scripts/drain-cordoned-node.sh", env)
+	refused(t, h, res, "the drain of node node-1 did not finish within drain_timeout 2m; uncordoning it again failed too (connection refused), so it stays cordoned")
+	for _, w := range []string{"kubectl --kubeconfig /etc/kubernetes/admin.conf uncordon node-1", `action = "uncordon", targets = ["node-1"]`, "on master-1 run"} {
 		if !strings.Contains(res.stderr, w) {
 			t.Errorf("drain failure does not say %q:\n%s", w, res.stderr)
 		}
 	}
-	if strings.Contains(h.log(h.calls), "uncordon") {
-		t.Errorf("the failed drain uncordoned the node itself")
-	}
-	// Another failure: the timeout, without the PDB wording.
-	h.stub("kubectl", `case " $* " in *"{.spec.unschedulable}"*) printf true ;; *" drain "*) echo 'error: timed out' >&2; exit 1 ;; esac`)
-	res = h.run("kubernetes/scripts/drain-cordoned-node.sh", env)
-	refused(t, h, res, "the drain did not finish within drain_timeout 2m. The node stays cordoned")
-	if strings.Contains(res.stderr, "PodDisruptionBudget allows") {
+	if strings.Contains(res.stderr, "PodDisruptionBudget") {
 		t.Errorf("a plain timeout is blamed on a PDB:\n%s", res.stderr)
 	}
 	// Not cordoned: no drain.

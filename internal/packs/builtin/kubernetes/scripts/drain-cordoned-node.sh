@@ -2,10 +2,11 @@
 # Drains the cordoned node CP_HOST with kubectl drain, which evicts pods
 # through the eviction API and so respects PodDisruptionBudgets. A drain
 # that does not finish within drain_timeout (a PDB that allows no
-# disruption keeps retrying its eviction) fails naming the pods and
-# budgets in its way and how to make the node schedulable again: the
-# engine runs no job after a failure, so the uncordon is the user's
-# action. Runs on the first master (scope.run_on).
+# disruption keeps retrying its eviction) uncordons the node again, so it
+# is never left unschedulable by a failed operation, and fails naming the
+# node, the pods and the budgets in its way (read from the API server:
+# those of the blocked pods' namespaces that allow no disruption). Runs on
+# the first master (scope.run_on).
 set -euo pipefail
 
 fail() { echo "drain-cordoned-node on ${CP_HOST:-?}: $*" >&2; exit 1; }
@@ -28,9 +29,28 @@ if kubectl "${kc[@]}" drain "$CP_HOST" --ignore-daemonsets --delete-emptydir-dat
   exit 0
 fi
 tail -n 20 "$log" >&2
-why="the drain did not finish within drain_timeout $CP_PARAM_DRAIN_TIMEOUT"
-if grep -q "violate the pod's disruption budget" "$log"; then
-  pods=$(grep -o 'evicting pod [A-Za-z0-9._/-]*' "$log" | awk '{print $3}' | sort -u | head -n 10 | tr '\n' ' ')
-  why="a PodDisruptionBudget allows no eviction of ${pods:-its pods}within drain_timeout $CP_PARAM_DRAIN_TIMEOUT (kubectl get pdb -A shows ALLOWED DISRUPTIONS 0)"
+why="the drain of node $CP_HOST did not finish within drain_timeout $CP_PARAM_DRAIN_TIMEOUT"
+# The pods whose eviction a budget refused, as NAMESPACE/NAME.
+mapfile -t held < <(grep -o 'error when evicting pods/"[a-z0-9.-]*" -n "[a-z0-9-]*"' "$log" |
+  sed -E 's|.*pods/"([^"]*)" -n "([^"]*)"|\2/\1|' | sort -u | head -n 10)
+if ((${#held[@]} > 0)); then
+  budgets=()
+  for ns in $(printf '%s\n' "${held[@]%%/*}" | sort -u); do
+    [[ $ns =~ ^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$ ]] || continue
+    while read -r name allowed; do
+      [[ $name =~ ^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$ && $allowed == 0 ]] && budgets+=("$ns/$name")
+    done < <(kubectl "${kc[@]}" get pdb -n "$ns" -o jsonpath='{range .items[*]}{.metadata.name}{" "}{.status.disruptionsAllowed}{"\n"}{end}' 2>/dev/null || true)
+  done
+  printf -v pods '%s, ' "${held[@]}"
+  names="of the pods"
+  if ((${#budgets[@]} > 0)); then
+    printf -v names '%s, ' "${budgets[@]}"
+    names=${names%, }
+  fi
+  why="PodDisruptionBudget $names allows no eviction of ${pods%, } from node $CP_HOST within drain_timeout $CP_PARAM_DRAIN_TIMEOUT (kubectl get pdb -A shows ALLOWED DISRUPTIONS 0)"
 fi
-fail "$why. The node stays cordoned. Make room (scale the workload or relax the budget) and apply again, or make it schedulable again: on $CP_FIRST_MASTER run kubectl --kubeconfig /etc/kubernetes/admin.conf uncordon $CP_HOST, or apply resource \"cp_scenario\" \"uncordon\" { pack = \"kubernetes\", name = \"$CP_CLUSTER-uncordon\", action = \"uncordon\", cluster_handle = <the cluster's handle> } (every host of the cluster is uncordoned)"
+if out=$(kubectl "${kc[@]}" uncordon "$CP_HOST" 2>&1); then
+  fail "$why. Node $CP_HOST was uncordoned again and takes pods. Make room (scale the workload or relax the budget) and apply again, or raise drain_timeout"
+fi
+out=${out//[[:cntrl:]]/ }
+fail "$why; uncordoning it again failed too (${out:0:200}), so it stays cordoned: on $CP_FIRST_MASTER run kubectl --kubeconfig /etc/kubernetes/admin.conf uncordon $CP_HOST, or apply the uncordon action (resource \"cp_scenario\" with pack = \"kubernetes\", action = \"uncordon\", targets = [\"$CP_HOST\"])"
