@@ -17,7 +17,10 @@
 #
 # TOFU names the OpenTofu binary (default: bin/tofu of the tree); with
 # KEEP set, the scratch directory (configurations, plans, GNU time's
-# reports) is kept and named on stderr.
+# reports) is kept and named on stderr. With PPROF=ADDR (e.g.
+# 127.0.0.1:6060) the provider is built with -tags pprof and serves
+# net/http/pprof on ADDR during the plan (see pprof_server.go), e.g.
+# curl -o cpu.pb.gz "http://$PPROF/debug/pprof/profile?seconds=20".
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -52,7 +55,12 @@ work=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf -- "$work"' EXIT
 [ -z "${KEEP:-}" ] || echo "plan-scale.sh: keeping $work" >&2
 mkdir -p "$work/plugins" "$work/rss"
-(cd "$root" && go build -o "$work/plugins/provider.real" .)
+tags=()
+if [ -n "${PPROF:-}" ]; then
+	tags=(-tags pprof)
+	export CP_PPROF="$PPROF"
+fi
+(cd "$root" && go build "${tags[@]}" -o "$work/plugins/provider.real" .)
 # The wrapper keeps the provider's stdout (the plugin handshake) and
 # writes GNU time's report to a file of its own per process.
 cat >"$work/plugins/terraform-provider-cp" <<WRAP
