@@ -43,7 +43,8 @@ type S3Binding struct {
 	KeysUnknown          bool
 	// AccessKeyEnv and SecretKeyEnv name the variables holding the keys.
 	AccessKeyEnv, SecretKeyEnv string
-	// VersionSet says credentials_wo_version is set.
+	// VersionSet says credentials_wo_version is set: with either form of
+	// keys, the argument whose change runs the resource again with them.
 	VersionSet bool
 }
 
@@ -81,9 +82,9 @@ func CheckS3Binding(b S3Binding, env Env) Problems {
 	}
 	written := b.AccessKey != "" || b.SecretKey != "" || b.KeysUnknown
 	named := b.AccessKeyEnv != "" || b.SecretKeyEnv != ""
-	if b.VersionSet && !written {
+	if b.VersionSet && !written && !named {
 		ps.add(p.Attr("credentials_wo_version"), "Version without credentials",
-			"credentials_wo_version is set but access_key_wo and secret_key_wo are not; set both keys, or remove the version.")
+			"credentials_wo_version is set but access_key_wo and secret_key_wo are not, nor access_key_env and secret_key_env; set the keys, or remove the version.")
 	}
 	if written && named {
 		ps.add(p.Attr("access_key_env"), "Keys given twice",

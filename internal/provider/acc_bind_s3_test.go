@@ -149,12 +149,15 @@ func (r *tofuRun) tofuLogs() string {
 func TestAccBindS3_tempoAndScenario(t *testing.T) {
 	testAccPreCheck(t)
 	c := accHosts(t, "bind", "master-1", "worker-1")
-	s3 := testhosts.RequireS3(t, testhosts.S3Options{})
+	// A second identity: the keys a rotation moves to.
+	rotated := testhosts.S3Keys{AccessKey: "CPROTATED" + "0000002", SecretKey: "rotated-secret-key-" + sha256Hex(t.Name())[:20]}
+	s3 := testhosts.RequireS3(t, testhosts.S3Options{More: []testhosts.S3Keys{rotated}})
 	m1, _ := c.Host("master-1")
 	pack := writePack(t, s3ProbePack)
 
 	const wrongSecret = "wrong-secret-key-0123456789abcd"
-	secrets := map[string]string{"S3 access key": s3.AccessKey, "S3 secret key": s3.SecretKey, "wrong secret key": wrongSecret}
+	secrets := map[string]string{"S3 access key": s3.AccessKey, "S3 secret key": s3.SecretKey, "wrong secret key": wrongSecret,
+		"rotated access key": rotated.AccessKey, "rotated secret key": rotated.SecretKey}
 	r := newTofuRun(t, "")
 	r.env = append(r.env, "CP_BIND_S3_AK="+s3.AccessKey, "CP_BIND_S3_SK="+s3.SecretKey, "CP_BIND_S3_WRONG="+wrongSecret,
 		"TF_VAR_s3_access_key="+s3.AccessKey, "TF_VAR_s3_secret_key="+s3.SecretKey)
@@ -263,6 +266,29 @@ resource "cp_scenario" "probe" {
 	object("probe-bucket", "s3-probe/probe", "s3-probe wrote this\n")
 	outputs.WriteString(r.mustTofu(0, "plan", "-detailed-exitcode"))
 	checkSecrets("write-only keys and a scenario")
+
+	// Rotation of keys named by variables: the plan cannot see the new
+	// values, credentials_wo_version makes it run the action again, and
+	// create-bucket-and-credentials runs again (tempo-s3 no longer holds
+	// the bound keys) and stores the new ones.
+	for i, kv := range r.env {
+		switch {
+		case strings.HasPrefix(kv, "CP_BIND_S3_AK="):
+			r.env[i] = "CP_BIND_S3_AK=" + rotated.AccessKey
+		case strings.HasPrefix(kv, "CP_BIND_S3_SK="):
+			r.env[i] = "CP_BIND_S3_SK=" + rotated.SecretKey
+		}
+	}
+	byEnv = tempoBound("env", "tracing-env", "traces-env", s3.Endpoint, envKeys+"\n    credentials_wo_version = 2")
+	r.setConfig(prov + bindCluster(c) + byEnv + byWO + scenario)
+	outputs.WriteString(r.mustTofu(0, "apply", "-auto-approve"))
+	st, err = hostsim.ReadState(c.SimulatorStateDir())
+	must(t, err)
+	if data := simSecret(t, st, "tracing-env", "tempo-s3"); data["AWS_ACCESS_KEY_ID"] != rotated.AccessKey || data["AWS_SECRET_ACCESS_KEY"] != rotated.SecretKey {
+		t.Errorf("got: tempo-s3 after the rotation holds keys of %d and %d characters, not the rotated ones want: the rotated keys", len(data["AWS_ACCESS_KEY_ID"]), len(data["AWS_SECRET_ACCESS_KEY"]))
+	}
+	outputs.WriteString(r.mustTofu(0, "plan", "-detailed-exitcode"))
+	checkSecrets("rotated keys")
 
 	// A wrong secret key fails at apply, naming the job, the host and
 	// the refusal; the bucket stays absent.

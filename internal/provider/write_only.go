@@ -71,10 +71,11 @@ func storageCredentialAttrs(attrs map[string]schema.Attribute) map[string]schema
 		Optional:            true,
 	}
 	attrs["credentials_wo_version"] = schema.Int64Attribute{
-		MarkdownDescription: "Version of the write-only keys. Terraform cannot see a change of a write-only value, so change this number " +
-			"when the keys change: the plan then shows the resource's action again and apply runs it with the new keys. " +
+		MarkdownDescription: "Version of the keys. Terraform cannot see a change of a write-only value, nor of the value of a variable " +
+			"`access_key_env`/`secret_key_env` name, so change this number when the keys change: the plan then shows the resource's action " +
+			"again and apply runs it with the new keys. " +
 			"Jobs whose evidence still holds are skipped; a job that stores the keys reruns when its evidence compares them. " +
-			"Only with `access_key_wo` and `secret_key_wo`.",
+			"Only with keys, of either form.",
 		Optional: true,
 	}
 	return attrs

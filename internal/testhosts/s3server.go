@@ -46,10 +46,16 @@ type S3Options struct {
 	Dir string
 	// AccessKey and SecretKey of the identity; empty: generated.
 	AccessKey, SecretKey string
+	// More are further identities with the same rights, e.g. the keys a
+	// rotation moves to.
+	More []S3Keys
 	// StartTimeout bounds the start until the S3 API answers a signed
 	// request; 0 means 90s.
 	StartTimeout time.Duration
 }
+
+// S3Keys are an identity's access and secret key.
+type S3Keys struct{ AccessKey, SecretKey string }
 
 // ErrNoWeed says the weed binary is missing; RequireS3 skips on it unless
 // CI=true.
@@ -96,15 +102,23 @@ type s3Credential struct {
 	SecretKey string `json:"secretKey"`
 }
 
-// s3Config renders weed's -s3.config file with one identity.
-func s3Config(access, secret string) ([]byte, error) {
-	cfg := struct {
+// s3Config renders weed's -s3.config file: identity cp-test with the
+// first keys, cp-test-2... with the others, all with every right.
+func s3Config(keys ...S3Keys) ([]byte, error) {
+	var cfg struct {
 		Identities []s3Identity `json:"identities"`
-	}{Identities: []s3Identity{{
-		Name:        "cp-test",
-		Credentials: []s3Credential{{AccessKey: access, SecretKey: secret}},
-		Actions:     []string{"Admin", "List", "Read", "Tagging", "Write"},
-	}}}
+	}
+	for i, k := range keys {
+		name := "cp-test"
+		if i > 0 {
+			name += "-" + strconv.Itoa(i+1)
+		}
+		cfg.Identities = append(cfg.Identities, s3Identity{
+			Name:        name,
+			Credentials: []s3Credential{{AccessKey: k.AccessKey, SecretKey: k.SecretKey}},
+			Actions:     []string{"Admin", "List", "Read", "Tagging", "Write"},
+		})
+	}
 	return json.MarshalIndent(cfg, "", "  ")
 }
 
@@ -160,7 +174,7 @@ func StartS3(ctx context.Context, opts S3Options) (*S3Server, error) {
 	if s.SecretKey == "" {
 		s.SecretKey = randHex(20)
 	}
-	cfg, err := s3Config(s.AccessKey, s.SecretKey)
+	cfg, err := s3Config(append([]S3Keys{{s.AccessKey, s.SecretKey}}, opts.More...)...)
 	if err != nil {
 		return nil, fmt.Errorf("start S3 server: render the identities: %w", err)
 	}

@@ -17,7 +17,8 @@ import (
 // key, serves a bucket created through the API, and is gone (port closed,
 // directory removed) after Stop.
 func TestS3Server(t *testing.T) {
-	s := RequireS3(t, S3Options{AccessKey: "CPHARNESS0001", SecretKey: "harness-secret-0123456789"})
+	s := RequireS3(t, S3Options{AccessKey: "CPHARNESS0001", SecretKey: "harness-secret-0123456789",
+		More: []S3Keys{{"CPHARNESS0002", "harness-secret-second-0123"}}})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	u, err := url.Parse(s.Endpoint)
@@ -29,6 +30,7 @@ func TestS3Server(t *testing.T) {
 		want                 int
 	}{
 		{"identity", s.AccessKey, s.SecretKey, http.StatusOK},
+		{"second identity", "CPHARNESS0002", "harness-secret-second-0123", http.StatusOK},
 		{"wrong secret key", s.AccessKey, "wrong-secret-0123456789", http.StatusForbidden},
 		{"unknown access key", "CPUNKNOWN0001", s.SecretKey, http.StatusForbidden},
 	} {
@@ -78,7 +80,7 @@ func TestS3ServerMissingBinary(t *testing.T) {
 
 // weed's identities file holds exactly the given keys.
 func TestS3Config(t *testing.T) {
-	b, err := s3Config("AK0001", "SK0001")
+	b, err := s3Config(S3Keys{"AK0001", "SK0001"})
 	if err != nil {
 		t.Fatal(err)
 	}
