@@ -197,7 +197,7 @@ func (r *KubernetesClusterResource) Schema(ctx context.Context, _ resource.Schem
 			"nodes":        computedListOf("Nodes as last seen: name, role and whether Ready.", clusterNodeType),
 			"health":       rStr("`healthy` when every node is Ready, `degraded` otherwise, `unknown` when not refreshed."),
 			"api_endpoint": rStr("Kubernetes API endpoint, e.g. `https://10.0.0.11:6443`."),
-			"handle":       rStr("What other cp resources need to act on the cluster, known at plan from the configuration: hosts and roles, API endpoint, exported capabilities, pack version and the ids of the cluster's artifacts (no secrets, no values). Apply reads the artifacts' references from the record the cluster keeps on its masters. Pass it to `cp_node`, `cp_tempo` and `cp_scenario`: they plan their full DAG before the cluster exists, and plan again when its hosts change."),
+			"handle":       rStr("What other cp resources need to act on the cluster, known at plan from the configuration: hosts and roles, API endpoint, exported capabilities, pack version and the ids of the cluster's artifacts (no secrets, no values), as one string (`cp.handle.v1` and the JSON) to pass on as it is. Apply reads the artifacts' references from the record the cluster keeps on its masters. Pass it to `cp_node`, `cp_tempo` and `cp_scenario`: they plan their full DAG before the cluster exists, and plan again when its hosts change."),
 			"kubeconfig": schema.StringAttribute{MarkdownDescription: "Admin kubeconfig, only when `expose_kubeconfig` is true.",
 				Computed: true, Sensitive: true},
 		},
