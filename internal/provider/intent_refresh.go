@@ -78,12 +78,12 @@ func refreshEvidence[M any](ctx context.Context, b *intentBase, h intentHooks[M]
 	if len(rec) == 0 {
 		return nil
 	}
-	ops, err := ownOps(b, h, m)
+	ops, arts, err := refreshOps(ctx, b, h, m)
 	if err != nil {
 		diags.AddWarning("Evidence not checked", fmt.Sprintf("The resource's plan could not be made again to check its evidence: %v\nThe state keeps the recorded evidence; set refresh_evidence = false in the provider to skip this check.", err))
 		return nil
 	}
-	observed, skipped := recheckOps(ctx, b.data, ops, rec, artifactsFromList(*c.Artifacts))
+	observed, skipped := recheckOps(ctx, b.data, ops, rec, arts)
 	merged, drifted := mergeEvidence(rec, observed)
 	setRecordedEvidence(c, merged)
 	if len(skipped) > 0 {
@@ -165,6 +165,27 @@ func ownOps[M any](b *intentBase, h intentHooks[M], m *M) ([]intentOp, error) {
 		return nil, err
 	}
 	return ops, nil
+}
+
+// refreshOps are ownOps with the artifacts the checks may read: the
+// state's and, for a resource on a cluster handle, the cluster's, read
+// from the record its masters keep (as apply reads them).
+func refreshOps[M any](ctx context.Context, b *intentBase, h intentHooks[M], m *M) ([]intentOp, []protocol.Artifact, error) {
+	var local diag.Diagnostics
+	ip := h.spec(m, m, b.data, &local)
+	if !local.HasError() {
+		resolveHandle(ctx, b.data, &ip, &local)
+	}
+	if local.HasError() {
+		return nil, nil, fmt.Errorf("%s", diagErrorsText(local))
+	}
+	withChoices(&ip, b.data)
+	ops, _, err := ip.spec.ComposeAll(b.planning(), h.changes(m, nil, false))
+	if err != nil {
+		return nil, nil, err
+	}
+	arts := protocol.MergeArtifacts(artifactsFromList(*h.computed(m).Artifacts), ip.inputs.Artifacts)
+	return ops, arts, nil
 }
 
 func diagErrorsText(d diag.Diagnostics) string {
