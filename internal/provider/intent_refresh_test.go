@@ -201,3 +201,19 @@ func TestWithRepair(t *testing.T) {
 		}
 	}
 }
+
+// refresh_evidence defaults to on; false turns it off.
+func TestRefreshEvidenceSetting(t *testing.T) {
+	for _, c := range []struct {
+		v    types.Bool
+		want bool
+	}{{types.BoolNull(), true}, {types.BoolValue(true), true}, {types.BoolValue(false), false}} {
+		d, diags := providerModel{RefreshEvidence: c.v}.settings("test")
+		if diags.HasError() {
+			t.Fatalf("settings: %v", diags)
+		}
+		if d.RefreshEvidence != c.want {
+			t.Errorf("refresh_evidence %v: RefreshEvidence %v, want %v", c.v, d.RefreshEvidence, c.want)
+		}
+	}
+}
