@@ -157,14 +157,20 @@ func wgPublic(priv string) string {
 	return base64.StdEncoding.EncodeToString(pub)
 }
 
+// wgRekey is WireGuard's REKEY_AFTER_TIME: a session older than this is
+// renewed by a new handshake when a packet is sent, and the
+// PersistentKeepalive the packs configure sends one every 25 seconds.
+const wgRekey = 120 * time.Second
+
 // wgHandshakes prints "public-key<TAB>unix-time" for each peer of iface,
 // as wg show IFACE latest-handshakes does. There is no network here: a
-// handshake counts as done, at the later of the two interfaces' start
-// times, when a host of the cluster has an interface up whose key is
-// the peer's public key and which has this interface's public key among
-// its peers, and one of the two has the other's address and listen port
-// as the endpoint: what WireGuard's handshake needs of the two
-// configurations. Otherwise the time is 0.
+// handshake counts as done when a host of the cluster has an interface
+// up whose key is the peer's public key and which has this interface's
+// public key among its peers, and one of the two has the other's address
+// and listen port as the endpoint: what WireGuard's handshake needs of
+// the two configurations. The first is at the later of the two
+// interfaces' start times and one follows every wgRekey while both stay
+// up, so the latest is never older than wgRekey. Otherwise the time is 0.
 func (s *sim) wgHandshakes(iface string) int {
 	_ = s.st.view(func(st *State) error {
 		self := st.host(s.host.Host).WireGuard[iface]
@@ -186,7 +192,7 @@ func (s *sim) wgHandshakes(iface string) int {
 						// endpoint.
 						reach := p.Endpoint == wgEndpoint(in.Address, in.ListenPort) || back.Endpoint == wgEndpoint(self.Address, self.ListenPort)
 						if back.PublicKey == self.PublicKey && reach {
-							at = max(self.Up.Unix(), in.Up.Unix())
+							at = wgLatest(max(self.Up.Unix(), in.Up.Unix()), s.now().Unix())
 						}
 					}
 				}
@@ -196,6 +202,16 @@ func (s *sim) wgHandshakes(iface string) int {
 		return nil
 	})
 	return 0
+}
+
+// wgLatest is the latest handshake at now of a session first made at
+// first and renewed every wgRekey since.
+func wgLatest(first, now int64) int64 {
+	if now <= first {
+		return first
+	}
+	period := int64(wgRekey / time.Second)
+	return first + (now-first)/period*period
 }
 
 // wgEndpoint is address:port as a configuration writes it, IPv6 in brackets.

@@ -71,3 +71,21 @@ func TestWgLatestHandshakes(t *testing.T) {
 		t.Errorf("handshake with both endpoints wrong: %s, want 0", ts)
 	}
 }
+
+// A session is renewed every two minutes while both interfaces stay up:
+// the latest handshake a refresh reads long after the start is recent,
+// so evidence that wants a recent handshake holds for a live mesh.
+func TestWgLatestRenewed(t *testing.T) {
+	const first = int64(1_000_000)
+	for _, c := range []struct{ now, want int64 }{
+		{first - 5, first}, {first, first}, {first + 119, first},
+		{first + 120, first + 120}, {first + 3600 + 7, first + 3600},
+	} {
+		if got := wgLatest(first, c.now); got != c.want {
+			t.Errorf("wgLatest(first, first%+d) = first%+d, want first%+d", c.now-first, got-first, c.want-first)
+		}
+		if c.now >= first && c.now-wgLatest(first, c.now) >= int64(wgRekey.Seconds()) {
+			t.Errorf("latest handshake at first%+d is older than %s", c.now-first, wgRekey)
+		}
+	}
+}
