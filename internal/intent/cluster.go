@@ -17,6 +17,7 @@ type ClusterInput struct {
 	PodCIDR           string
 	ServiceCIDR       string
 	RegistryMirrors   []string
+	Proxy             *ProxyInput
 	Parameters        map[string]string
 	// Hosts are the masters and workers, for the size of the pod network
 	// and the hosts' addresses against the networks.
@@ -97,7 +98,11 @@ func CheckCluster(c ClusterInput, pack *protocol.ScenarioPack) Problems {
 		}
 	}
 	for _, h := range c.Hosts {
-		a, err := netip.ParseAddr(h.Address)
+		attr, addr := "address", h.Address
+		if h.NodeAddress != "" {
+			attr, addr = "node_address", h.NodeAddress
+		}
+		a, err := netip.ParseAddr(addr)
 		if err != nil {
 			continue
 		}
@@ -106,13 +111,65 @@ func CheckCluster(c ClusterInput, pack *protocol.ScenarioPack) Problems {
 			p    netip.Prefix
 		}{{"pod_cidr", pod}, {"service_cidr", svc}, {"parameters[\"wireguard_cidr\"]", wg}} {
 			if n.p.IsValid() && n.p.Contains(a) {
-				ps.add(h.Path.Attr("address"), "Address inside a cluster network",
+				ps.add(h.Path.Attr(attr), "Address inside a cluster network",
 					"%s is inside %s %s; the node would be unreachable once the network is routed. Pick a %s that does not hold the hosts' addresses.",
-					paramtype.Quote(h.Address), n.name, n.p, strings.SplitN(n.name, "[", 2)[0])
+					paramtype.Quote(addr), n.name, n.p, strings.SplitN(n.name, "[", 2)[0])
 			}
 		}
 	}
 	ps = append(ps, CheckMirrors(Root("registry_mirrors"), c.RegistryMirrors)...)
+	ps = append(ps, CheckNodeAddresses(c.Hosts)...)
+	ps = append(ps, CheckProxy(Root("proxy"), c.Proxy)...)
+	return ps
+}
+
+// ProxyInput is a cluster's HTTP(S) proxy: URLs and the entries reached
+// without it.
+type ProxyInput struct {
+	HTTP, HTTPS string
+	NoProxy     []string
+}
+
+// noProxySpec is the form of a no_proxy entry the kubernetes pack takes:
+// a host name, a .domain, an IP address or a CIDR.
+var noProxySpec = protocol.ParamSpec{Type: paramtype.String, Pattern: `\.?[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?|[0-9a-f:.]{2,45}(/[0-9]{1,3})?`}
+
+// CheckProxy checks a proxy block at base: http and https are http(s)
+// URLs without credentials or commas (NO_PROXY and the pack's lists are
+// comma-separated), no_proxy entries are hosts, .domains, IPs or CIDRs,
+// each once, and no_proxy comes with a proxy.
+func CheckProxy(base Path, p *ProxyInput) Problems {
+	var ps Problems
+	if p == nil {
+		return nil
+	}
+	for _, u := range []struct{ attr, v string }{{"http", p.HTTP}, {"https", p.HTTPS}} {
+		if u.v == "" {
+			continue
+		}
+		if err := paramtype.Check(protocol.ParamSpec{Type: paramtype.URL}, u.v); err != nil || strings.Contains(u.v, ",") {
+			ps.add(base.Attr(u.attr), "Invalid proxy URL",
+				"%s is not an http(s) URL such as \"http://proxy.internal:3128\" (no credentials, quotes, commas or spaces); apt, containerd, curl and helm are given it as it is.",
+				paramtype.Quote(u.v))
+		}
+	}
+	if p.HTTP == "" && p.HTTPS == "" {
+		ps.add(base.Attr("http"), "Missing proxy URL", "the proxy block sets no http or https URL; set http = \"http://proxy.internal:3128\" or remove the block.")
+	}
+	seen := map[string]int{}
+	for i, e := range p.NoProxy {
+		at := base.Attr("no_proxy").Index(i)
+		if paramtype.Check(noProxySpec, e) != nil {
+			ps.add(at, "Invalid no_proxy entry",
+				"%s is not a host name, .domain, IP address or CIDR in lower case, e.g. \".corp.internal\" or \"10.0.0.0/8\".", paramtype.Quote(e))
+			continue
+		}
+		if j, dup := seen[e]; dup {
+			ps.add(at, "Duplicate no_proxy entry", "%s is also no_proxy[%d]; list it once.", paramtype.Quote(e), j)
+			continue
+		}
+		seen[e] = i
+	}
 	return ps
 }
 

@@ -33,6 +33,10 @@ type HostInput struct {
 	RoleSet bool
 	Labels  map[string]string
 	Taints  []string
+	// NodeAddress (a cluster node's internal address) and
+	// WireGuardEndpoint are empty when not set: both default to Address.
+	NodeAddress       string
+	WireGuardEndpoint string
 	// Existing hosts (a cluster's, from its handle) take their name and
 	// address but are not checked themselves: the ones after them may not
 	// reuse either.
@@ -211,4 +215,49 @@ func quoteList(s []string) string {
 		q[i] = paramtype.Quote(v)
 	}
 	return strings.Join(q, ", ")
+}
+
+// CheckNodeAddresses checks the addresses a cluster's nodes use besides
+// SSH: a node_address or wireguard_endpoint that is set must be an IPv4
+// address; a master needs an IP node address (its own node_address, or
+// an address that is an IP) for the API server to advertise; no two nodes
+// share a node address or a WireGuard endpoint, each defaulting to the
+// SSH address.
+func CheckNodeAddresses(hosts []HostInput) Problems {
+	var ps Problems
+	nodes, mesh := map[string]Path{}, map[string]Path{}
+	for _, h := range hosts {
+		for _, f := range []struct {
+			attr, v, what string
+			seen          map[string]Path
+		}{
+			{"node_address", h.NodeAddress, "node address (the kubelet's node IP and a master's advertise address)", nodes},
+			{"wireguard_endpoint", h.WireGuardEndpoint, "WireGuard endpoint", mesh},
+		} {
+			p, v := h.Path.Attr(f.attr), f.v
+			if v != "" {
+				if a, err := netip.ParseAddr(v); err != nil || !a.Is4() {
+					ps.add(p, "Invalid "+f.attr, "%s is not an IPv4 address; the %s of %s must be one, e.g. \"10.0.1.11\", or leave it out to use address.",
+						paramtype.Quote(v), f.what, paramtype.Quote(h.Name))
+					continue
+				}
+			} else {
+				v, p = h.Address, h.Path.Attr("address")
+				if _, err := netip.ParseAddr(v); err != nil {
+					if f.attr == "node_address" && h.Role == protocol.RoleMaster {
+						ps.add(h.Path.Attr("node_address"), "Missing node_address",
+							"master %s is reached by the DNS name %s, but the API server advertises an IP address: set node_address to the master's internal IPv4 address.",
+							paramtype.Quote(h.Name), paramtype.Quote(h.Address))
+					}
+					continue
+				}
+			}
+			if other, dup := f.seen[v]; dup && !h.Existing {
+				ps.add(p, "Duplicate "+f.attr, "%s %s of %s is also that of %s; every node needs its own.", f.what, v, paramtype.Quote(h.Name), other)
+				continue
+			}
+			f.seen[v] = p
+		}
+	}
+	return ps
 }

@@ -76,7 +76,27 @@ func clusterParams(m *clusterModel) map[string]string {
 	if len(m.RegistryMirrors) > 0 {
 		p["registry_mirrors"] = strings.Join(m.RegistryMirrors, ",")
 	}
+	if x := m.Proxy; x != nil {
+		set("http_proxy", strOr(x.HTTP, ""))
+		set("https_proxy", strOr(x.HTTPS, ""))
+		set("no_proxy", strings.Join(x.NoProxy, ","))
+	}
+	set("node_addresses", nodeAddressList(m, func(n nodeModel) string { return strOr(n.NodeAddress, "") }))
+	set("wireguard_endpoints", nodeAddressList(m, func(n nodeModel) string { return strOr(n.WireGuardEndpoint, "") }))
 	return p
+}
+
+// nodeAddressList is the name=address entries, sorted by name, of the
+// nodes whose address of that kind (of) is set and not their SSH address.
+func nodeAddressList(m *clusterModel, of func(nodeModel) string) string {
+	var out []string
+	for _, n := range append(append([]nodeModel(nil), m.Masters...), m.Workers...) {
+		if a := of(n); a != "" && a != strOr(n.Address, "") {
+			out = append(out, strOr(n.Name, "")+"="+a)
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, ",")
 }
 
 func clusterConstraints(m *clusterModel, env string) map[string]string {

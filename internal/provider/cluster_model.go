@@ -21,6 +21,7 @@ type clusterModel struct {
 	PodCIDR               types.String      `tfsdk:"pod_cidr"`
 	ServiceCIDR           types.String      `tfsdk:"service_cidr"`
 	RegistryMirrors       []string          `tfsdk:"registry_mirrors"`
+	Proxy                 *proxyModel       `tfsdk:"proxy"`
 	Parameters            map[string]string `tfsdk:"parameters"`
 
 	Customizations *customizationModel `tfsdk:"customizations"`
@@ -44,12 +45,22 @@ type clusterModel struct {
 
 // nodeModel is one master or worker.
 type nodeModel struct {
-	Name    types.String      `tfsdk:"name"`
-	Address types.String      `tfsdk:"address"`
-	Port    types.Int64       `tfsdk:"port"`
-	Labels  map[string]string `tfsdk:"labels"`
-	Taints  []string          `tfsdk:"taints"`
-	SSH     *hostSSHModel     `tfsdk:"ssh"`
+	Name    types.String `tfsdk:"name"`
+	Address types.String `tfsdk:"address"`
+	Port    types.Int64  `tfsdk:"port"`
+	// NodeAddress and WireGuardEndpoint default to Address.
+	NodeAddress       types.String      `tfsdk:"node_address"`
+	WireGuardEndpoint types.String      `tfsdk:"wireguard_endpoint"`
+	Labels            map[string]string `tfsdk:"labels"`
+	Taints            []string          `tfsdk:"taints"`
+	SSH               *hostSSHModel     `tfsdk:"ssh"`
+}
+
+// proxyModel is a cluster's proxy block.
+type proxyModel struct {
+	HTTP    types.String `tfsdk:"http"`
+	HTTPS   types.String `tfsdk:"https"`
+	NoProxy []string     `tfsdk:"no_proxy"`
 }
 
 type hostSSHModel struct {

@@ -43,8 +43,11 @@ func nodeAttrs(role string) map[string]schema.Attribute {
 		"name":    schema.StringAttribute{MarkdownDescription: "Unique node name, e.g. `" + role + "-1`; job instances are named after it.", Required: true},
 		"address": schema.StringAttribute{MarkdownDescription: "IP address or DNS name to connect to over SSH.", Required: true},
 		"port":    schema.Int64Attribute{MarkdownDescription: "SSH port; defaults to the resource's or provider's.", Optional: true},
-		"labels":  rOptMap("Kubernetes labels applied to the node."),
-		"taints":  rOptList("Taints applied to the node, e.g. `dedicated=infra:NoSchedule`."),
+		"node_address": rOptStr("Internal IPv4 address of the node: the kubelet's node IP and, on a master, the API server's advertise address. " +
+			"Defaults to `address` (which must then be an IP). Set it on NAT, floating-IP and multi-NIC hosts, where SSH reaches another address than the nodes use."),
+		"wireguard_endpoint": rOptStr("IPv4 address the other nodes send this node's WireGuard traffic to; defaults to `address`."),
+		"labels":             rOptMap("Kubernetes labels applied to the node."),
+		"taints":             rOptList("Taints applied to the node, e.g. `dedicated=infra:NoSchedule`."),
 		"ssh": schema.SingleNestedAttribute{
 			MarkdownDescription: "SSH settings for this host only.",
 			Optional:            true,
@@ -52,6 +55,21 @@ func nodeAttrs(role string) map[string]schema.Attribute {
 				"user":             rOptStr("Login user."),
 				"private_key_file": rOptStr("Private key file."),
 			},
+		},
+	}
+}
+
+func proxyAttr() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		MarkdownDescription: "HTTP(S) proxy of the nodes: written for apt (`/etc/apt/apt.conf.d/90cp-proxy`), containerd (the systemd drop-in " +
+			"`/etc/systemd/system/containerd.service.d/http-proxy.conf`) and the jobs' curl, helm and kubectl, before anything is downloaded. " +
+			"NO_PROXY always holds every node's addresses, the control-plane endpoint, `pod_cidr`, `service_cidr`, `.svc`, `.cluster.local`, " +
+			"`localhost`, `127.0.0.1` and `::1`, besides `no_proxy`.",
+		Optional: true,
+		Attributes: map[string]schema.Attribute{
+			"http":     rOptStr("Proxy URL for http, e.g. `http://proxy.internal:3128` (no credentials)."),
+			"https":    rOptStr("Proxy URL for https; defaults to `http`."),
+			"no_proxy": rOptList("Further hosts, `.domains`, IP addresses and CIDRs reached directly, e.g. `.corp.internal`, `10.0.0.0/8`."),
 		},
 	}
 }
@@ -177,6 +195,7 @@ func (r *KubernetesClusterResource) Schema(ctx context.Context, _ resource.Schem
 			"pod_cidr":         rDefaultStr("Pod network CIDR.", "10.244.0.0/16", true),
 			"service_cidr":     rDefaultStr("Service network CIDR.", "10.96.0.0/12", true),
 			"registry_mirrors": rOptList("Registry mirrors configured in containerd, e.g. `https://mirror.internal:5000`."),
+			"proxy":            proxyAttr(),
 			"parameters":       rOptMap("Further pack parameters, e.g. `control_plane_endpoint`; see the `kubernetes` pack's contract."),
 			"customizations":   resCustomizationsAttr(),
 			"plan_patches":     resPlanPatchesAttr(),

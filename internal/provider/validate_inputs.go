@@ -56,8 +56,13 @@ func nodeInputs(list []nodeModel, attr string) []intent.HostInput {
 	var out []intent.HostInput
 	for i, n := range list {
 		port, set := portOf(n.Port)
+		role := protocol.RoleWorker
+		if attr == "masters" {
+			role = protocol.RoleMaster
+		}
 		out = append(out, intent.HostInput{Path: intent.Root(attr).Index(i), Name: strOr(n.Name, ""), Address: strOr(n.Address, ""),
-			Port: port, PortSet: set, Labels: n.Labels, Taints: n.Taints})
+			Port: port, PortSet: set, Role: role, Labels: n.Labels, Taints: n.Taints,
+			NodeAddress: strOr(n.NodeAddress, ""), WireGuardEndpoint: strOr(n.WireGuardEndpoint, "")})
 	}
 	return out
 }
@@ -127,9 +132,17 @@ func clusterInput(m *clusterModel) intent.ClusterInput {
 	return intent.ClusterInput{
 		Name: strOr(m.Name, ""), KubernetesVersion: strOr(m.KubernetesVersion, ""),
 		PodCIDR: strOr(m.PodCIDR, ""), ServiceCIDR: strOr(m.ServiceCIDR, ""),
-		RegistryMirrors: m.RegistryMirrors, Parameters: m.Parameters,
+		RegistryMirrors: m.RegistryMirrors, Parameters: m.Parameters, Proxy: proxyInput(m.Proxy),
 		Hosts: append(nodeInputs(m.Masters, "masters"), nodeInputs(m.Workers, "workers")...),
 	}
+}
+
+// proxyInput is a cluster's proxy block for intent.CheckProxy.
+func proxyInput(p *proxyModel) *intent.ProxyInput {
+	if p == nil {
+		return nil
+	}
+	return &intent.ProxyInput{HTTP: strOr(p.HTTP, ""), HTTPS: strOr(p.HTTPS, ""), NoProxy: p.NoProxy}
 }
 
 // clusterOwnParams are the kubernetes pack parameters cp_kubernetes_cluster
@@ -137,6 +150,7 @@ func clusterInput(m *clusterModel) intent.ClusterInput {
 var clusterOwnParams = map[string]string{
 	"cluster_name": "name", "kubernetes_version": "kubernetes_version", "cni": "cni", "container_runtime": "container_runtime",
 	"storage": "storage", "pod_cidr": "pod_cidr", "service_cidr": "service_cidr", "registry_mirrors": "registry_mirrors",
+	"http_proxy": "proxy", "https_proxy": "proxy", "no_proxy": "proxy", "node_addresses": "masters", "wireguard_endpoints": "masters",
 }
 
 // patchParamPaths lists where plan patches set job parameters.
