@@ -154,26 +154,21 @@ func firstSkips(s []engine.RecheckSkip, n int) []engine.RecheckSkip {
 // describes it: the plan whose instances its recorded evidence belongs to
 // and that a repair runs again.
 func ownOps[M any](b *intentBase, h intentHooks[M], m *M) ([]intentOp, error) {
-	var local diag.Diagnostics
-	ip := h.spec(m, m, b.data, &local)
-	if local.HasError() {
-		return nil, fmt.Errorf("%s", diagErrorsText(local))
-	}
-	withChoices(&ip, b.data)
-	ops, _, err := ip.spec.ComposeAll(b.planning(), h.changes(m, nil, false))
-	if err != nil {
-		return nil, err
-	}
-	return ops, nil
+	ops, _, err := composeOwn(context.Background(), b, h, m, false)
+	return ops, err
 }
 
 // refreshOps are ownOps with the artifacts the checks may read: the
 // state's and, for a resource on a cluster handle, the cluster's, read
 // from the record its masters keep (as apply reads them).
 func refreshOps[M any](ctx context.Context, b *intentBase, h intentHooks[M], m *M) ([]intentOp, []protocol.Artifact, error) {
+	return composeOwn(ctx, b, h, m, true)
+}
+
+func composeOwn[M any](ctx context.Context, b *intentBase, h intentHooks[M], m *M, resolve bool) ([]intentOp, []protocol.Artifact, error) {
 	var local diag.Diagnostics
 	ip := h.spec(m, m, b.data, &local)
-	if !local.HasError() {
+	if resolve && !local.HasError() {
 		resolveHandle(ctx, b.data, &ip, &local)
 	}
 	if local.HasError() {
@@ -184,8 +179,7 @@ func refreshOps[M any](ctx context.Context, b *intentBase, h intentHooks[M], m *
 	if err != nil {
 		return nil, nil, err
 	}
-	arts := protocol.MergeArtifacts(artifactsFromList(*h.computed(m).Artifacts), ip.inputs.Artifacts)
-	return ops, arts, nil
+	return ops, protocol.MergeArtifacts(artifactsFromList(*h.computed(m).Artifacts), ip.inputs.Artifacts), nil
 }
 
 func diagErrorsText(d diag.Diagnostics) string {
