@@ -71,7 +71,9 @@ esac`,
 	"sysctl":    ``,
 	"swapoff":   ``,
 	"crictl":    ``,
-	"ctr":       `[ "$1" != plugins ] || echo 'io.containerd.grpc.v1  cri  linux/amd64  ok'`,
+	// A host whose wg0 has no peers (a one-node cluster).
+	"wg":  ``,
+	"ctr": `[ "$1" != plugins ] || echo 'io.containerd.grpc.v1  cri  linux/amd64  ok'`,
 	// containerd's own defaults come from Debian's real package
 	// (scripts/prereqs.sh installs it); dump reads the host's file.
 	"containerd": `case "$1 $2" in

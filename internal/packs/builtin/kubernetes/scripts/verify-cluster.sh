@@ -2,7 +2,8 @@
 # Waits until the API server is ready (/readyz, which includes etcd), every
 # host of the intent is a Ready node and the cluster's system workloads in
 # kube-system run (every Deployment Available, every DaemonSet ready on
-# every node it wants), and writes a short health report.
+# every node it wants), this master has a recent WireGuard handshake with
+# every peer, and writes a short health report.
 set -euo pipefail
 
 fail() { echo "verify-cluster: $*" >&2; exit 1; }
@@ -35,6 +36,22 @@ for _ in $(seq 1 60); do
 done
 pending=$(daemonsets_ready) || fail "cannot list the DaemonSets of kube-system"
 [[ -z "$pending" ]] || fail "kube-system DaemonSets not ready on every node: ${pending:0:200}"
+# Every WireGuard peer of this master has a recent handshake: the
+# interfaces come up with PersistentKeepalive, which starts one at once,
+# so a peer without one after two minutes is down, has another key than
+# the one it published or cannot be reached at its endpoint.
+stale_peers() {
+  local hs now
+  hs=$(wg show wg0 latest-handshakes) || return 1
+  now=$(date +%s)
+  awk -v now="$now" 'NF && ($2 !~ /^[0-9]+$/ || $2 == 0 || now - $2 > 300) {printf "%s ", $1}' <<<"$hs"
+}
+for _ in $(seq 1 24); do
+  stale=$(stale_peers) && [[ -z "$stale" ]] && break
+  sleep 5
+done
+stale=$(stale_peers) || fail "cannot read wg0's handshakes; is wg-quick@wg0 up?"
+[[ -z "$stale" ]] || fail "no WireGuard handshake with peers ${stale:0:400}(their public keys): check that wg-quick@wg0 runs on them and that their WireGuard port is reachable over UDP"
 {
   kubectl "${kc[@]}" get nodes -o wide
   kubectl "${kc[@]}" -n kube-system get deployments \
@@ -42,4 +59,4 @@ pending=$(daemonsets_ready) || fail "cannot list the DaemonSets of kube-system"
   kubectl "${kc[@]}" -n kube-system get daemonsets \
     -o jsonpath='{range .items[*]}daemonset/{.metadata.name} {.status.numberReady}/{.status.desiredNumberScheduled}{"\n"}{end}'
 } >"$CP_OUTPUT_DIR/cluster_health_report"
-echo "verify-cluster: API ready, $got of $want nodes Ready, kube-system workloads running"
+echo "verify-cluster: API ready, $got of $want nodes Ready, kube-system workloads running, WireGuard peers answering"
