@@ -27,11 +27,15 @@ var exampleHosts = map[string]string{
 var exampleAddrRE = regexp.MustCompile(`\b10\.0\.0\.[0-9]{1,3}\b`)
 
 // exampleEnv holds the environment variables examples name for secrets by
-// reference (never their values in HCL); plan checks that they are set.
+// reference (never their values in HCL; plan checks that they are set and
+// well formed), and the values of the examples' variables without a
+// default (ephemeral keys).
 var exampleEnv = []string{
 	"CP_BECOME_PASSWORD=example-become-password",
-	"TRACES_S3_ACCESS_KEY=example-access-key",
-	"TRACES_S3_SECRET_KEY=example-secret-key",
+	"TRACES_S3_ACCESS_KEY=EXAMPLEACCESSKEY01",
+	"TRACES_S3_SECRET_KEY=example/secret/key/0123456789abcdef",
+	"TF_VAR_backup_s3_access_key=EXAMPLEACCESSKEY02",
+	"TF_VAR_backup_s3_secret_key=example/secret/key/fedcba9876543210",
 }
 
 // TestExamplesPlan plans every example root module under examples/ with
