@@ -9,7 +9,7 @@ import (
 // cp_tempo run its action again. Approvals, interventions, timeouts and
 // destroy_action only matter to the next run and change nothing on their
 // own.
-var scenarioIntentAttrs = []string{"pack", "version", "action", "name", "environment", "hosts", "cluster_handle", "parameters",
+var scenarioIntentAttrs = []string{"pack", "version", "action", "name", "environment", "hosts", "targets", "cluster_handle", "parameters",
 	"constraints", "candidates", "customizations", "plan_patches", "ssh", "object_storage"}
 
 func rawAttr(v tftypes.Value, name string) (tftypes.Value, bool) {

@@ -40,6 +40,7 @@ type scenarioModel struct {
 	Environment    types.String          `tfsdk:"environment"`
 	Hosts          []hostResModel        `tfsdk:"hosts"`
 	ClusterHandle  types.String          `tfsdk:"cluster_handle"`
+	Targets        []string              `tfsdk:"targets"`
 	Parameters     map[string]string     `tfsdk:"parameters"`
 	Constraints    map[string]string     `tfsdk:"constraints"`
 	Candidates     []boundCandidateModel `tfsdk:"candidates"`
@@ -113,8 +114,45 @@ func (scenarioHooks) checkPlanned(m *scenarioModel, ops []intentOp, diags *diag.
 	}
 }
 
-func (scenarioHooks) changes(plan, prior *scenarioModel, same bool) []intent.Change {
-	return singleAction(strOr(plan.Action, "install"), prior != nil, prior != nil && operationCompleted(prior.Operation), same, plan.Pack.ValueString())
+// changes: the action (again when the intent changed), on the targets;
+// before it, when hosts left the cluster the scenario runs on, the pack's
+// uninstall_node on them (leaveChange).
+func (h scenarioHooks) changes(plan, prior *scenarioModel, same bool) []intent.Change {
+	cs := singleAction(strOr(plan.Action, "install"), prior != nil, prior != nil && operationCompleted(prior.Operation), same,
+		append([]string{plan.Pack.ValueString()}, plan.Targets...)...)
+	for i := range cs {
+		cs[i].Targets = plan.Targets
+	}
+	if c := h.leaveChange(plan, prior); c != nil {
+		cs = append([]intent.Change{*c}, cs...)
+	}
+	return cs
+}
+
+// leaveChange is the pack's uninstall_node on the hosts of the prior
+// cluster handle that the planned one no longer lists (a worker removed
+// from the cluster), reached with the resource's SSH settings; nil
+// without a prior handle, when none left or the pack has no
+// uninstall_node (intent.LeaveChange).
+func (h scenarioHooks) leaveChange(plan, prior *scenarioModel) *intent.Change {
+	if prior == nil || h.r == nil || h.r.data == nil || h.r.data.Catalog == nil || len(plan.Hosts) > 0 {
+		return nil
+	}
+	before, err1 := intent.DecodeClusterHandle(strOr(prior.ClusterHandle, ""))
+	after, err2 := intent.DecodeClusterHandle(strOr(plan.ClusterHandle, ""))
+	if err1 != nil || err2 != nil || strOr(prior.ClusterHandle, "") == "" || plan.ClusterHandle.IsUnknown() || before.Name != after.Name {
+		return nil
+	}
+	pack, _ := h.r.data.Catalog.Get(plan.Pack.ValueString(), strOr(plan.Version, ""))
+	access := resourceAccess(h.r.data, plan.SSH)
+	hosts := func(ch intent.Handle) []operation.HostAccess {
+		var out []operation.HostAccess
+		for _, x := range ch.ProtocolHosts() {
+			out = append(out, operation.HostAccess{Host: x, Access: access})
+		}
+		return out
+	}
+	return intent.LeaveChange(pack, hosts(before), hosts(after))
 }
 
 func (h scenarioHooks) spec(m, _ *scenarioModel, data *providerData, diags *diag.Diagnostics) intentPlan {
@@ -140,7 +178,7 @@ func (scenarioHooks) destroy(m *scenarioModel, _ *diag.Diagnostics) *intent.Chan
 	if action == "" {
 		return nil
 	}
-	return &intent.Change{Action: action, IDParts: []string{m.Pack.ValueString()}}
+	return &intent.Change{Action: action, Targets: m.Targets, IDParts: append([]string{m.Pack.ValueString()}, m.Targets...)}
 }
 
 func (m *scenarioModel) timeoutsValue() timeouts.Value { return m.Timeouts }

@@ -71,8 +71,13 @@ func (r *ScenarioResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
 		"environment": schema.StringAttribute{MarkdownDescription: "Environment whose policy applies; defaults to the provider's.",
 			Optional: true, Computed: true, PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
-		"hosts":          resHostsAttr(),
-		"cluster_handle": rOptStr("Handle of a `cp_kubernetes_cluster`: its hosts, artifacts (kubeconfig by reference) and capabilities (`kubernetes.cluster`, `secret.store`) become part of the intent."),
+		"hosts": resHostsAttr(),
+		"targets": rOptList("Host names the action targets, each one of the intent's hosts (those of `hosts` or of the cluster handle): " +
+			"the jobs a pack runs per target node (`scope.expand: target_nodes`), e.g. the node `remove_node`, `drain`, `cordon` or `uncordon` of the " +
+			"`kubernetes` pack acts on. Empty means every host. Changing it runs the action again."),
+		"cluster_handle": rOptStr("Handle of a `cp_kubernetes_cluster`: its hosts, artifacts (kubeconfig by reference) and capabilities (`kubernetes.cluster`, `secret.store`) become part of the intent. " +
+			"When a host leaves the cluster (a worker removed), the next plan runs the pack's `uninstall_node` action, if it has one, on the hosts that left " +
+			"(the node-scoped part of its uninstall, jobs with `scope.expand: target_nodes`), then the action again on the hosts left."),
 		"parameters":     rOptMap("Pack parameters; validated against the pack."),
 		"constraints":    rOptMap("Intent constraints, e.g. `region`."),
 		"candidates":     resCandidatesAttr(),

@@ -1,6 +1,10 @@
 package provider
 
 import (
+	"fmt"
+	"slices"
+	"strings"
+
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
@@ -42,7 +46,28 @@ func scenarioPlanOf(data *providerData, m *scenarioModel, diags *diag.Diagnostic
 		}
 		ip.onCluster(data, ch, base)
 	}
+	if !m.ClusterHandle.IsUnknown() {
+		checkTargets(m.Targets, ip.spec.Hosts, diags)
+	}
 	return ip
+}
+
+// checkTargets refuses, on its element of targets, a target that is not
+// one of the intent's hosts, or one listed twice.
+func checkTargets(targets []string, hosts []operation.HostAccess, diags *diag.Diagnostics) {
+	names := make([]string, 0, len(hosts))
+	for _, h := range hosts {
+		names = append(names, h.Host.Name)
+	}
+	for i, t := range targets {
+		switch {
+		case !slices.Contains(names, t):
+			addAttrError(diags, path.Root("targets").AtListIndex(i), "Unknown target",
+				fmt.Sprintf("target %q is not a host of the intent (%s); name one of them, or leave targets empty to act on every host", t, strings.Join(names, ", ")))
+		case slices.Index(targets, t) < i:
+			addAttrError(diags, path.Root("targets").AtListIndex(i), "Duplicate target", fmt.Sprintf("target %q is listed twice; list each host once", t))
+		}
+	}
 }
 
 // onCluster adds the cluster's hosts (when none are given), artifacts and
