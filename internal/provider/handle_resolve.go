@@ -100,7 +100,8 @@ func handleArtifacts(ctx context.Context, data *providerData, ch intent.Handle) 
 	}
 	arts, err := recordArtifacts(ctx, ch, nil, resourceAccess(data, nil))
 	if err != nil {
-		return nil, fmt.Errorf("read the artifacts of cluster %s from its record: %w", ch.Name, err)
+		return nil, fmt.Errorf("read the artifacts of cluster %s from its record: %w; the cluster keeps it on its masters once applied: "+
+			"apply the cp_kubernetes_cluster first (e.g. tofu apply -target=<its address>) when it is created in the same run", ch.Name, err)
 	}
 	return arts, nil
 }
