@@ -92,8 +92,12 @@ func (r RecheckResult) Failed() map[string][]InstanceEvidence {
 // check with CP_U<i> set runs as the login user when the batch runs
 // through sudo. Names are checked by the engine ([A-Z_][A-Z0-9_]*) before
 // they are sent; values are only ever expanded, never evaluated; the
-// checks' command text is the pack's.
+// checks' command text is the pack's. The private directory, which may
+// hold copies of kept secrets, is removed however the batch ends (also
+// when the session is cut: HUP, INT, TERM).
 const recheckCmd = `__cp_d=$(mktemp -d "${TMPDIR:-/tmp}/cp.XXXXXX") || exit 91
+trap 'rm -rf "$__cp_d"' EXIT
+trap 'rm -rf "$__cp_d"; exit 129' HUP INT TERM
 chmod 700 "$__cp_d"
 __cp_t=$__cp_d/x
 ` + linesFn + `__cp_i=0

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -424,5 +426,47 @@ func TestRecheck_secretJobOutputWithheld(t *testing.T) {
 	}
 	if s := byID["says"]; s.Passed || s.Observed != "hello" {
 		t.Errorf("plain check: %+v", s)
+	}
+}
+
+// The batch's private directory (copies of kept secrets) is gone after
+// the batch, also when it is killed with TERM while a check runs.
+func TestRecheck_privateDirRemoved(t *testing.T) {
+	n := newCountingNet(t, "node-1")
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	writeHostFile(t, n, "node-1", "kept", "tok")
+	job := newJob("j", protocol.Evidence{ID: "e", Command: `cat "$CP_ARTIFACT_T"`, Expected: "tok"})
+	job.Inputs.Requires.Artifacts = []protocol.ArtifactRef{{ID: "t"}}
+	p := &protocol.Plan{ID: "p6", Instances: []*protocol.JobInstance{newInst(job, "s", "node-1")}}
+	arts := []protocol.Artifact{{ID: "t", Sensitivity: protocol.SensitivitySecret, Ref: protocol.HostRef("node-1", filepath.Join(n.hostRoot("node-1"), "kept"))}}
+	in := RecheckInput{Plan: p, Instances: allInstances(p), Artifacts: arts}
+	if _, err := Recheck(context.Background(), n, in); err != nil {
+		t.Fatal(err)
+	}
+	left := func() []string {
+		m, _ := filepath.Glob(filepath.Join(tmp, "cp.*"))
+		return m
+	}
+	if l := left(); len(l) != 0 {
+		t.Errorf("left after the batch: %v", l)
+	}
+	// Killed: the shell gets TERM while a check runs; it removes the
+	// directory once the check ends (within the check's timeout).
+	x := exec.Command("/bin/sh", "-c", recheckCmd)
+	x.Env = []string{"PATH=" + os.Getenv("PATH"), "TMPDIR=" + tmp, "CP_N=1", "CP_C0=sleep 2", "CP_T0=60", "CP_VN0=0"}
+	must(t, x.Start())
+	deadline := time.Now().Add(10 * time.Second)
+	for len(left()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	must(t, x.Process.Signal(syscall.SIGTERM))
+	_ = x.Wait()
+	deadline = time.Now().Add(10 * time.Second)
+	for len(left()) != 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if l := left(); len(l) != 0 {
+		t.Errorf("left after TERM: %v", l)
 	}
 }
