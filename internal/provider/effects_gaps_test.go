@@ -1,0 +1,192 @@
+package provider
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/intentops/terraform-provider-cp/internal/diagnose"
+	"github.com/intentops/terraform-provider-cp/internal/operation"
+	"github.com/intentops/terraform-provider-cp/internal/protocol"
+)
+
+// The provider's run settings reach what it hands to the resources: the
+// engine's limits, the actor and environment recorded and checked, the
+// organization policy rules match on, and the evidence refresh switch.
+func TestProviderSettingsReachTheRun(t *testing.T) {
+	str := types.StringValue
+	d, diags := providerModel{
+		Environment:        str("qa"),
+		Parallelism:        types.Int64Value(3),
+		PerHostParallelism: types.Int64Value(2),
+		Actor:              str("ci"),
+		Organization:       str("acme"),
+		RefreshEvidence:    types.BoolValue(false),
+	}.settings("test")
+	if diags.HasError() {
+		t.Fatalf("got: %q want: no error", errorsAt(diags))
+	}
+	if d.Environment != "qa" || d.Parallelism != 3 || d.PerHost != 2 || d.Actor != "ci" || d.Organization != "acme" || d.RefreshEvidence {
+		t.Fatalf("got: environment %q, parallelism %d, per host %d, actor %q, organization %q, refresh_evidence %v want: qa, 3, 2, ci, acme, false",
+			d.Environment, d.Parallelism, d.PerHost, d.Actor, d.Organization, d.RefreshEvidence)
+	}
+	d, _ = providerModel{}.settings("test")
+	if d.Environment != "dev" || d.Parallelism != 10 || d.PerHost != 4 || d.Actor != "terraform" || !d.RefreshEvidence {
+		t.Fatalf("got: defaults %q %d %d %q %v want: dev, 10, 4, terraform, true", d.Environment, d.Parallelism, d.PerHost, d.Actor, d.RefreshEvidence)
+	}
+}
+
+// The provider's ssh block is how every host is reached, a bastion
+// included: user, port, key file, known_hosts, host key checking and the
+// dial timeout reach the SSH access.
+func TestProviderSSHSettingsReachTheAccess(t *testing.T) {
+	str := types.StringValue
+	d, diags := providerModel{SSH: &sshModel{
+		User: str("deploy"), Port: types.Int64Value(2222), PrivateKeyFile: str("/keys/id"),
+		KnownHostsFile: str("/keys/known_hosts"), HostKeyChecking: str("accept-new"), Timeout: str("7s"),
+		Bastion: &bastionModel{Address: str("10.0.0.1"), Port: types.Int64Value(2200), User: str("jump"), PrivateKeyFile: str("/keys/jump")},
+	}}.settings("test")
+	if diags.HasError() {
+		t.Fatalf("got: %q want: no error", errorsAt(diags))
+	}
+	a := d.SSH.access()
+	if a.User != "deploy" || a.Port != 2222 || a.PrivateKeyFile != "/keys/id" || a.KnownHostsFile != "/keys/known_hosts" || !a.AcceptNew || a.DialTimeout != 7*time.Second {
+		t.Fatalf("got: access %+v want: deploy@:2222, /keys/id, /keys/known_hosts, accept-new, 7s", a)
+	}
+	if b := a.Bastion; b == nil || b.Address != "10.0.0.1" || b.Port != 2200 || b.User != "jump" || b.PrivateKeyFile != "/keys/jump" {
+		t.Fatalf("got: bastion %+v want: jump@10.0.0.1:2200 with /keys/jump", b)
+	}
+	d, _ = providerModel{SSH: &sshModel{}}.settings("test")
+	if a := d.SSH.access(); a.User != "root" || a.Port != 22 || a.AcceptNew || a.DialTimeout != 30*time.Second {
+		t.Fatalf("got: default access %+v want: root, 22, strict, 30s", a)
+	}
+}
+
+// A cluster's hosts are its masters then its workers, each with its
+// name, address, port, labels and taints; the resource's ssh block is
+// merged over the provider's, and a host's own ssh over that.
+func TestClusterHostsAndTheirAccess(t *testing.T) {
+	str := types.StringValue
+	data, diags := providerModel{SSH: &sshModel{User: str("root"), PrivateKeyFile: str("/provider/key")}}.settings("test")
+	if diags.HasError() {
+		t.Fatalf("got: %q want: no error", errorsAt(diags))
+	}
+	m := &clusterModel{
+		SSH: &resourceSSHModel{User: str("ops"), Port: types.Int64Value(2022), PrivateKeyFile: str("/resource/key"), KnownHostsFile: str("/resource/known_hosts")},
+		Masters: []nodeModel{{Name: str("master-1"), Address: str("10.0.0.10"), Port: types.Int64Value(2201),
+			Labels: map[string]string{"tier": "cp"}, Taints: []string{"dedicated=cp:NoSchedule"}}},
+		Workers: []nodeModel{{Name: str("worker-1"), Address: str("10.0.0.20"),
+			SSH: &hostSSHModel{User: str("w1"), PrivateKeyFile: str("/host/key")}}},
+	}
+	hosts, access := clusterHosts(m, data, &diag.Diagnostics{})
+	if len(hosts) != 2 || hosts[0].Name != "master-1" || hosts[0].Role != protocol.RoleMaster || hosts[1].Name != "worker-1" || hosts[1].Role != protocol.RoleWorker {
+		t.Fatalf("got: hosts %+v want: master-1 (master), worker-1 (worker)", hosts)
+	}
+	if h := hosts[0]; h.Address != "10.0.0.10" || h.Port != 2201 || h.Labels["tier"] != "cp" || !slices.Equal(h.Taints, []string{"dedicated=cp:NoSchedule"}) {
+		t.Fatalf("got: master %+v want: its address, port, labels and taints", h)
+	}
+	if a := access[0].Access; a.User != "ops" || a.Port != 2022 || a.PrivateKeyFile != "/resource/key" || a.KnownHostsFile != "/resource/known_hosts" {
+		t.Fatalf("got: master access %+v want: the resource's ssh over the provider's", a)
+	}
+	if a := access[1].Access; a.User != "w1" || a.PrivateKeyFile != "/host/key" || a.Port != 2022 {
+		t.Fatalf("got: worker access %+v want: the host's ssh over the resource's", a)
+	}
+}
+
+// The cluster's own attributes are the kubernetes pack's parameters and
+// constraints the plan and the scripts read.
+func TestClusterAttributesReachThePackParameters(t *testing.T) {
+	str := types.StringValue
+	m := &clusterModel{
+		Name: str("prod"), KubernetesVersion: str("1.34.2"), CNI: str("cilium"), ContainerRuntime: str("containerd"),
+		Storage: str("none"), PodCIDR: str("10.50.0.0/16"), ServiceCIDR: str("10.60.0.0/16"),
+		RegistryMirrors: []string{"https://m1.internal:5000", "https://m2.internal:5000"},
+		Region:          str("eu-central"), RequireHAControlPlane: types.BoolValue(true),
+		Parameters: map[string]string{"control_plane_endpoint": "lb.internal:6443"},
+		Masters: []nodeModel{{Name: str("master-1"), Address: str("203.0.113.10"), NodeAddress: str("10.0.0.10"), WireGuardEndpoint: str("198.51.100.10")},
+			{Name: str("master-2"), Address: str("10.0.0.11")}},
+	}
+	p := clusterParams(m)
+	want := map[string]string{
+		"cluster_name": "prod", "kubernetes_version": "1.34.2", "cni": "cilium", "container_runtime": "containerd",
+		"storage": "none", "pod_cidr": "10.50.0.0/16", "service_cidr": "10.60.0.0/16",
+		"registry_mirrors":       "https://m1.internal:5000,https://m2.internal:5000",
+		"control_plane_endpoint": "lb.internal:6443",
+		"node_addresses":         "master-1=10.0.0.10", "wireguard_endpoints": "master-1=198.51.100.10",
+	}
+	for k, v := range want {
+		if p[k] != v {
+			t.Errorf("parameter %s got: %q want: %q", k, p[k], v)
+		}
+	}
+	c := clusterConstraints(m, "prod")
+	if c["region"] != "eu-central" || c["require_ha_control_plane"] != "true" || c["environment"] != "prod" {
+		t.Fatalf("got: constraints %v want: region eu-central, require_ha_control_plane true, environment prod", c)
+	}
+}
+
+// deletion_protection = true refuses the destroy on its attribute; false
+// lets it go on.
+func TestDeletionProtectionRefusesDestroy(t *testing.T) {
+	var diags diag.Diagnostics
+	m := &clusterModel{Name: types.StringValue("prod"), DeletionProtection: types.BoolValue(true)}
+	if !refuseDeletion(m, &diags) {
+		t.Fatal("got: destroy allowed want: refused while deletion_protection is true")
+	}
+	wantOneError(t, diags, "deletion_protection", "set it to false and apply before destroying", "")
+	diags = nil
+	m.DeletionProtection = types.BoolValue(false)
+	if refuseDeletion(m, &diags) || diags.HasError() {
+		t.Fatalf("got: refused (%q) want: destroy allowed when deletion_protection is false", errorsAt(diags))
+	}
+}
+
+// A host's own ssh block (cp_scenario hosts, cp_node node) is merged over
+// the resource's access: its user and key file win, the rest stays.
+func TestHostAccessOf(t *testing.T) {
+	base := operation.Access{User: "root", Port: 2022, PrivateKeyFile: "/resource/key", KnownHostsFile: "/kh"}
+	if got := hostAccessOf(base, nil); got.User != "root" || got.PrivateKeyFile != "/resource/key" {
+		t.Fatalf("got: %+v want: the resource's access unchanged", got)
+	}
+	got := hostAccessOf(base, &hostSSHModel{User: types.StringValue("deploy"), PrivateKeyFile: types.StringValue("/host/key")})
+	if got.User != "deploy" || got.PrivateKeyFile != "/host/key" || got.Port != 2022 || got.KnownHostsFile != "/kh" {
+		t.Fatalf("got: %+v want: deploy with /host/key, port and known_hosts kept", got)
+	}
+}
+
+// The diagnosis block becomes the analyzers asked when a job fails: the
+// command's path, args and timeout, the HTTP server's endpoint, model,
+// key variable and timeout.
+func TestDiagnosisSettingsReachTheAnalyzers(t *testing.T) {
+	str := types.StringValue
+	t.Setenv("CP_TEST_DIAG_KEY", "k")
+	var m providerModel
+	m.Diagnosis = &diagnosisModel{}
+	m.Diagnosis.Command = &struct {
+		Path    types.String   `tfsdk:"path"`
+		Args    []types.String `tfsdk:"args"`
+		Timeout types.String   `tfsdk:"timeout"`
+	}{Path: str("/bin/sh"), Args: []types.String{str("-c"), str("cat")}, Timeout: str("5s")}
+	m.Diagnosis.HTTP = &struct {
+		Endpoint  types.String `tfsdk:"endpoint"`
+		Model     types.String `tfsdk:"model"`
+		APIKeyEnv types.String `tfsdk:"api_key_env"`
+		Timeout   types.String `tfsdk:"timeout"`
+	}{Endpoint: str("http://127.0.0.1:8080/v1"), Model: str("m1"), APIKeyEnv: str("CP_TEST_DIAG_KEY"), Timeout: str("9s")}
+	var diags diag.Diagnostics
+	as := m.analyzers(&diags)
+	if diags.HasError() || len(as) != 2 {
+		t.Fatalf("got: %d analyzers, %q want: 2, no error", len(as), errorsAt(diags))
+	}
+	c, ok := as[0].(*diagnose.CommandAnalyzer)
+	if !ok || c.Path != "/bin/sh" || !slices.Equal(c.Args, []string{"-c", "cat"}) || c.Timeout != 5*time.Second {
+		t.Fatalf("got: %+v want: the command analyzer /bin/sh -c cat, 5s", as[0])
+	}
+	h, ok := as[1].(*diagnose.HTTPAnalyzer)
+	if !ok || h.Endpoint != "http://127.0.0.1:8080/v1" || h.Model != "m1" || h.APIKeyEnv != "CP_TEST_DIAG_KEY" || h.Timeout != 9*time.Second {
+		t.Fatalf("got: %+v want: the HTTP analyzer with its endpoint, model, key variable and 9s", as[1])
+	}
+}
