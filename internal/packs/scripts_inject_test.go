@@ -183,6 +183,20 @@ controlPlaneEndpoint: "10.0.0.10:6443"
 networking:
   podSubnet: "10.244.0.0/16"
   serviceSubnet: "10.96.0.0/12"
+---
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+cgroupDriver: systemd
+systemReserved:
+  cpu: "100m"
+  memory: "256Mi"
+kubeReserved:
+  cpu: "100m"
+  memory: "256Mi"
+evictionHard:
+  memory.available: "100Mi"
+  nodefs.available: "10%"
+  imagefs.available: "15%"
 `
 	if got := h.read("/var/lib/cp/kubernetes/kubeadm-cluster.yaml"); got != want {
 		t.Errorf("kubeadm-cluster.yaml = %q, want %q", got, want)

@@ -22,8 +22,29 @@ check() { [[ $2 =~ $3 ]] || refuse "$1" "$2" "$4"; }
 
 
 check host "${CP_HOST:-}" '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' "a Kubernetes node name"
-check "address of host $CP_HOST" "${CP_HOST_ADDRESS:-}" '^(([0-9]{1,3}\.){3}[0-9]{1,3}|[0-9A-Fa-f:]{2,39})$' \
-  "an IP address kubeadm can advertise"
+# node_address HOST ADDRESS prints HOST's entry of node_addresses, else
+# ADDRESS (its SSH address).
+node_address() {
+  local e entries
+  IFS=, read -r -a entries <<<"${CP_PARAM_NODE_ADDRESSES:-}"
+  for e in "${entries[@]}"; do
+    if [[ "${e%%=*}" == "$1" ]]; then printf '%s' "${e#*=}"; return; fi
+  done
+  printf '%s' "$2"
+}
+# node_ip_args API IP prints nodeRegistration's kubeletExtraArgs giving the
+# kubelet IP as its node IP: a list of name/value pairs in v1beta4, a map
+# in v1beta3.
+node_ip_args() {
+  if [[ "$1" == kubeadm.k8s.io/v1beta3 ]]; then
+    printf '  kubeletExtraArgs:\n    node-ip: "%s"\n' "$2"
+  else
+    printf '  kubeletExtraArgs:\n    - name: node-ip\n      value: "%s"\n' "$2"
+  fi
+}
+node_ip=$(node_address "$CP_HOST" "${CP_HOST_ADDRESS:-}")
+check "node address of host $CP_HOST" "$node_ip" '^(([0-9]{1,3}\.){3}[0-9]{1,3}|[0-9A-Fa-f:]{2,39})$' \
+  "an IP address kubeadm can advertise (set node_address)"
 
 admin=/etc/kubernetes/admin.conf
 work=$(mktemp -d)
@@ -76,11 +97,12 @@ else
 apiVersion: $api
 kind: InitConfiguration
 localAPIEndpoint:
-  advertiseAddress: "$CP_HOST_ADDRESS"
+  advertiseAddress: "$node_ip"
   bindPort: 6443
 nodeRegistration:
   name: "$CP_HOST"
   criSocket: unix:///run/containerd/containerd.sock
+$(node_ip_args "$api" "$node_ip")
 ---
 YAML
   cat "$CP_ARTIFACT_KUBEADM_CLUSTER_CONFIG" >>"$work/kubeadm.yaml"

@@ -77,7 +77,28 @@ if [[ -n "$left" ]]; then
     fail "cannot tell whether $CP_HOST joined: the API server did not answer (${out:0:200}); fix its reachability and retry (a joined node is never reset)"
   reset_leftovers "$left"
 fi
-endpoint="${CP_PARAM_CONTROL_PLANE_ENDPOINT:-${CP_FIRST_MASTER_ADDRESS:-}:6443}"
+# node_address HOST ADDRESS prints HOST's entry of node_addresses, else
+# ADDRESS (its SSH address).
+node_address() {
+  local e entries
+  IFS=, read -r -a entries <<<"${CP_PARAM_NODE_ADDRESSES:-}"
+  for e in "${entries[@]}"; do
+    if [[ "${e%%=*}" == "$1" ]]; then printf '%s' "${e#*=}"; return; fi
+  done
+  printf '%s' "$2"
+}
+# node_ip_args API IP prints nodeRegistration's kubeletExtraArgs giving the
+# kubelet IP as its node IP: a list of name/value pairs in v1beta4, a map
+# in v1beta3.
+node_ip_args() {
+  if [[ "$1" == kubeadm.k8s.io/v1beta3 ]]; then
+    printf '  kubeletExtraArgs:\n    node-ip: "%s"\n' "$2"
+  else
+    printf '  kubeletExtraArgs:\n    - name: node-ip\n      value: "%s"\n' "$2"
+  fi
+}
+
+endpoint="${CP_PARAM_CONTROL_PLANE_ENDPOINT:-$(node_address "${CP_FIRST_MASTER:-}" "${CP_FIRST_MASTER_ADDRESS:-}"):6443}"
 check control_plane_endpoint "$endpoint" \
   '^([A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\]|[0-9A-Fa-f:.]{2,45}):[0-9]{1,5}$' \
   "an address:port such as 10.0.0.10:6443"
@@ -86,6 +107,18 @@ version=${version#v}
 check kubernetes_version "$version" '^1\.([0-9]{1,3})\.[0-9]{1,3}$' "a version such as 1.31.2"
 api=kubeadm.k8s.io/v1beta3
 (( 10#${BASH_REMATCH[1]} >= 31 )) && api=kubeadm.k8s.io/v1beta4
+# A worker reached by a DNS name without a node address keeps the
+# kubelet's own choice of node IP; a master needs an IP to advertise.
+node_ip=$(node_address "$CP_HOST" "${CP_HOST_ADDRESS:-}")
+ip_re='^(([0-9]{1,3}\.){3}[0-9]{1,3}|[0-9A-Fa-f:]{2,39})$'
+node_args=""
+if [[ "$node_ip" =~ $ip_re ]]; then
+  node_args=$(node_ip_args "$api" "$node_ip")
+elif [[ "${CP_HOST_ROLE:-}" == master ]]; then
+  refuse "node address of host $CP_HOST" "$node_ip" "an IP address kubeadm can advertise (set node_address)"
+else
+  check "address of host $CP_HOST" "$node_ip" '^[A-Za-z0-9.:][A-Za-z0-9.:-]{0,252}$' "an IP address or host name"
+fi
 token=$(tr -d '[:space:]' <"$CP_ARTIFACT_KUBEADM_JOIN_TOKEN")
 hash=$(tr -d '[:space:]' <"$CP_ARTIFACT_KUBEADM_CA_CERT_HASH")
 [[ -n "$token" && -n "$hash" ]] || fail "the join token or CA hash artifact is empty"
@@ -106,16 +139,15 @@ discovery:
 nodeRegistration:
   name: "$CP_HOST"
   criSocket: unix:///run/containerd/containerd.sock
+${node_args}
 YAML
 if [[ "$CP_HOST_ROLE" == master ]]; then
   certkey=$(tr -d '[:space:]' <"${CP_ARTIFACT_KUBEADM_CERTIFICATE_KEY:?a master needs the kubeadm.certificate_key artifact}")
   [[ "$certkey" =~ ^[0-9a-f]{64}$ ]] || fail "the kubeadm.certificate_key artifact is not 64 hex digits; run init-control-plane again"
-  check "address of host $CP_HOST" "${CP_HOST_ADDRESS:-}" '^(([0-9]{1,3}\.){3}[0-9]{1,3}|[0-9A-Fa-f:]{2,39})$' \
-    "an IP address kubeadm can advertise"
   cat >>"$work/join.yaml" <<YAML
 controlPlane:
   localAPIEndpoint:
-    advertiseAddress: "$CP_HOST_ADDRESS"
+    advertiseAddress: "$node_ip"
     bindPort: 6443
   certificateKey: "$certkey"
 YAML
