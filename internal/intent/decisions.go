@@ -83,8 +83,9 @@ func (s GateSet) find(id string) (protocol.Gate, bool, bool) {
 
 // CheckApprovals refuses, at plan, approvals that could not take effect:
 // a gate neither the plan nor the pack has, an option the gate does not
-// have (with the gate's options and what each does), a gate decided
-// twice, and a decision by an actor without one of the gate's roles.
+// have (with the gate's options and what each does), and a gate decided
+// twice. A decision by an actor without one of the gate's roles is a
+// warning: the plan shows the gate waiting, and apply stops there.
 // base is the approvals attribute.
 func CheckApprovals(base Path, approvals []Approval, gates GateSet, actor Actor) Problems {
 	var ps Problems
@@ -117,8 +118,9 @@ func CheckApprovals(base Path, approvals []Approval, gates GateSet, actor Actor)
 		}
 		d := protocol.Decision{Gate: g.ID, Option: o.ID, Actor: actor.Name, Roles: actor.Roles}
 		if err := d.CheckRoles(g); err != nil {
-			ps.add(p, "Decision not allowed", "option %s of gate %s needs an actor holding one of the roles %s, but actor %s holds %s; give the provider's actor_roles one of them or remove the approval.",
-				paramtype.Quote(o.ID), g.ID, quoteList(g.RequiredRoles), paramtype.Quote(actor.Name), orNone(actor.Roles))
+			ps.warn(p, "Gate waits: the approver lacks its role", "gate %s waits: option %s needs an actor holding one of the roles %s, but actor %s holds %s, so apply stops at this gate with nothing after it run. "+
+				"Apply with an actor holding one of them (the provider's actor and actor_roles), or remove the approval.",
+				g.ID, paramtype.Quote(o.ID), quoteList(g.RequiredRoles), paramtype.Quote(actor.Name), orNone(actor.Roles))
 			continue
 		}
 		if planned && g.Chosen != "" && (o.Effect == protocol.EffectBind || o.Effect == protocol.EffectCreate) && o.ID != g.Chosen {

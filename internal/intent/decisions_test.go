@@ -52,9 +52,9 @@ func TestCheckApprovals(t *testing.T) {
 		{"wrong option names the gate's options and effects", []Approval{{"confirm-cluster-deletion", "maybe"}}, admin,
 			[]string{`approvals[0].option: Unknown option: gate confirm-cluster-deletion (destructive) has no option "maybe"; its options: "delete cluster" (proceeds), "cancel operation" (cancels the operation).`}},
 		{"missing role", []Approval{{"confirm-cluster-deletion", "delete cluster"}}, dev,
-			[]string{`approvals[0]: Decision not allowed: option "delete cluster" of gate confirm-cluster-deletion needs an actor holding one of the roles "platform_admin", but actor "dan" holds "developer"`}},
+			[]string{`approvals[0]: Gate waits: the approver lacks its role: gate confirm-cluster-deletion waits: option "delete cluster" needs an actor holding one of the roles "platform_admin", but actor "dan" holds "developer"`}},
 		{"missing role for cancel too", []Approval{{"confirm-cluster-deletion", "cancel operation"}}, Actor{Name: "eve"},
-			[]string{`approvals[0]: Decision not allowed: option "cancel operation" of gate confirm-cluster-deletion needs an actor holding one of the roles "platform_admin", but actor "eve" holds none`}},
+			[]string{`approvals[0]: Gate waits: the approver lacks its role: gate confirm-cluster-deletion waits: option "cancel operation" needs an actor holding one of the roles "platform_admin", but actor "eve" holds none`}},
 		{"decided twice", []Approval{{"confirm-cluster-deletion", "delete cluster"}, {"confirm-cluster-deletion", "cancel operation"}}, admin,
 			[]string{`approvals[1].gate: Gate decided twice: gate confirm-cluster-deletion is already decided by approvals[0]`}},
 		{"another bind than the plan's", []Approval{{"select-s3", "bind b"}}, dev,
@@ -64,6 +64,12 @@ func TestCheckApprovals(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			wantProblems(t, CheckApprovals(Root("approvals"), tc.approvals, gates, tc.actor), tc.want)
 		})
+	}
+	// A decision without the gate's role is a warning, not a refusal: the
+	// gate waits; the others refuse the plan.
+	ps := CheckApprovals(Root("approvals"), []Approval{{"confirm-cluster-deletion", "delete cluster"}, {"confirm-everything", "yes"}}, gates, dev)
+	if len(ps) != 2 || !ps[0].Warning || ps[1].Warning || len(ps.Errors()) != 1 || ps.Errors()[0].Path.String() != "approvals[1].gate" {
+		t.Errorf("warning and refusal got: %+v", ps)
 	}
 	// A day-2 or destroy plan has no resolution gates: an approval for the
 	// create's approve-dedicated-minio stays, a wrong option still does not.

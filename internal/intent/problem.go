@@ -12,6 +12,9 @@ type Problem struct {
 	Path    Path
 	Summary string
 	Detail  string
+	// Warning marks a problem that does not refuse the plan: it is shown
+	// to the reviewer, and apply stops where it matters (a gate waits).
+	Warning bool
 }
 
 func (p Problem) String() string { return p.Path.String() + ": " + p.Summary + ": " + p.Detail }
@@ -21,6 +24,21 @@ type Problems []Problem
 
 func (ps *Problems) add(p Path, summary, format string, a ...any) {
 	*ps = append(*ps, Problem{Path: p, Summary: summary, Detail: fmt.Sprintf(format, a...)})
+}
+
+func (ps *Problems) warn(p Path, summary, format string, a ...any) {
+	*ps = append(*ps, Problem{Path: p, Summary: summary, Detail: fmt.Sprintf(format, a...), Warning: true})
+}
+
+// Errors is the problems that refuse the plan (not the warnings).
+func (ps Problems) Errors() Problems {
+	var out Problems
+	for _, p := range ps {
+		if !p.Warning {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // Error joins the problems, for callers that want one error.

@@ -222,9 +222,10 @@ func TestAccDestroy_plannedAndApprovedInProvider(t *testing.T) {
 		t.Errorf("a destroy approval with an unknown option is not refused on its entry:\n%s", out)
 	}
 	r.setConfig(withProvider(`["sre"]`, `[{ resource = "cp_kubernetes_cluster", name = "small", gate = "confirm-cluster-deletion", option = "delete cluster" }]`))
-	out = r.mustTofu(1, "plan", "-destroy")
-	if !regexp.MustCompile(`(?s)Decision not allowed \(provider "cp" destroy_approvals\[0\]\).*platform_admin`).MatchString(out) {
-		t.Errorf("a destroy approval by an actor without the gate's role is not refused:\n%s", out)
+	out = r.mustTofu(0, "plan", "-destroy")
+	if !regexp.MustCompile(`(?s)Gate waits: the approver lacks its role \(provider "cp" destroy_approvals\[0\]\).*platform_admin`).MatchString(out) ||
+		!regexp.MustCompile(`(?s)confirm-cluster-deletion \(destructive\): waiting for a decision by an actor with role platform_admin; the decision of \S+ \(option "delete cluster"\) is refused`).MatchString(out) {
+		t.Errorf("a destroy approval by an actor without the gate's role does not warn and show the gate waiting:\n%s", out)
 	}
 	untouched("after refused destroy approvals")
 

@@ -312,9 +312,12 @@ resource "cp_scenario" "probe" {
 				PreConfig: func() {
 					markerFiles(t, h, map[string]string{"var/lib/thing/make-thing": "", "var/lib/thing/use-thing": ""})
 				},
-				Config:      gatesProvider(c, dir, `["sre"]`, costPolicyHCL) + scenario(confirm),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)approvals\[0\]:.*needs\s+an\s+actor\s+holding\s+one\s+of\s+the\s+roles\s+"finance"`),
+				// A confirmation by an actor without the gate's role: the
+				// plan shows the gate waiting, with the decision refused.
+				Config:             gatesProvider(c, dir, `["sre"]`, costPolicyHCL) + scenario(confirm),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks:   planShows(`(?s)confirm-cost-dedicated-thing \(cost confirmation\).*waiting for a decision by an actor with role finance; the decision of \S+ \(option "[^"]+"\) is refused: actor \S+ holds roles sre, not one of the gate's roles`),
 			},
 			{
 				Config: finance + scenario(confirm),
@@ -381,16 +384,16 @@ func TestAccGates_policyRules(t *testing.T) {
 				ConfigPlanChecks: planShows(`(?s)object_storage\.s3: bind minio-a\n.*decided by rule 1 "pci-no-shared".*exception-object-storage-s3 \(policy exception\)`),
 			},
 			{
-				Config: ruleGatesProvider(c, pack, `["sre"]`) + ruleProbe(c, "minio-a", "shared_minio", `["pci"]`, grant), PlanOnly: true,
-				ExpectError: regexp.MustCompile(`(?s)approvals\[0\]:.*needs\s+an\s+actor\s+holding\s+one\s+of\s+the\s+roles\s+"security"`),
+				Config: ruleGatesProvider(c, pack, `["sre"]`) + ruleProbe(c, "minio-a", "shared_minio", `["pci"]`, grant), PlanOnly: true, ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: planShows(`(?s)exception-object-storage-s3 \(policy exception\).*waiting for a decision by an actor with role security; the decision of \S+ \(option "grant exception: bind minio-a"\) is refused: actor \S+ holds roles sre, not one of the gate's roles`),
 			},
 			{
 				Config: ruleGatesProvider(c, pack, `["sre"]`) + ruleProbe(c, "minio-a", "shared_minio", `[]`, `[]`), PlanOnly: true, ExpectNonEmptyPlan: true,
 				ConfigPlanChecks: planShows(`(?s)object_storage\.s3: bind minio-a\n.*minio-a \(shared_minio\): accepted, decided by capability_policy object_storage\.s3 qa`),
 			},
 			{
-				Config: ruleGatesProvider(c, pack, `["security"]`) + ruleProbe(c, "aws-a", "aws_s3", `[]`, approve), PlanOnly: true,
-				ExpectError: regexp.MustCompile(`(?s)approvals\[0\]:.*needs\s+an\s+actor\s+holding\s+one\s+of\s+the\s+roles\s+"sre"`),
+				Config: ruleGatesProvider(c, pack, `["security"]`) + ruleProbe(c, "aws-a", "aws_s3", `[]`, approve), PlanOnly: true, ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: planShows(`(?s)approve-bind-aws-a \(approval\).*waiting for a decision by an actor with role sre; the decision of \S+ \(option "bind aws-a"\) is refused: actor \S+ holds roles security, not one of the gate's roles`),
 			},
 			{
 				Config:      ruleGatesProvider(c, pack, `["sre"]`) + ruleProbe(c, "aws-a", "aws_s3", `[]`, `[]`),

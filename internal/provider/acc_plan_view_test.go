@@ -228,16 +228,18 @@ func TestAccPlanView_gateWaitingThenApproved(t *testing.T) {
 	if strings.Contains(approved, "Warning: Gate") || strings.Contains(approved, "to decide, add to the resource") {
 		t.Errorf("the approved gate still warns or offers the HCL to paste:\n%s", approved)
 	}
-	// The same approval by an actor holding none of the gate's roles is
-	// refused at plan, on the approval, naming the gate, its roles and
-	// the actor's: it could not pass the gate at apply.
+	// The same approval by an actor holding none of the gate's roles: the
+	// plan shows the gate waiting with the decision refused and why, and a
+	// warning on the approval names the gate, its roles and the actor's
+	// (apply would stop at the gate).
 	r.write(strings.Replace(certsHCL(t, `approvals = [{ gate = "approve-certificate-renewal", option = "renew" }]`),
 		`actor_roles = ["sre", "platform_admin"]`, `actor_roles = []`, 1))
 	out, code := r.tofu("plan")
 	flat := strings.Join(strings.Fields(out), " ")
-	if code == 0 || !strings.Contains(flat, `Error: Decision not allowed`) || !strings.Contains(flat, `approvals = [{ gate = "approve-certificate-renewal", option = "renew" }]`) ||
-		!strings.Contains(flat, `approvals[0]: option "renew" of gate approve-certificate-renewal needs an actor holding one of the roles "sre", "platform_admin", but actor "ci" holds none`) {
-		t.Errorf("an approval by an actor without the gate's roles is not refused at plan on approvals[0] (exit %d):\n%s", code, out)
+	if code != 0 || !strings.Contains(flat, `Warning: Gate waits: the approver lacks its role`) ||
+		!strings.Contains(flat, `approvals[0]: gate approve-certificate-renewal waits: option "renew" needs an actor holding one of the roles "sre", "platform_admin", but actor "ci" holds none`) ||
+		!strings.Contains(flat, `the decision of ci (option "renew") is refused: actor ci holds no role, not one of the gate's roles`) {
+		t.Errorf("an approval by an actor without the gate's roles does not show the gate waiting with a warning on approvals[0] (exit %d):\n%s", code, out)
 	}
 }
 

@@ -176,6 +176,10 @@ func checkDestroyApprovals(ops []intentOp, extra []destroyApproval, actor intent
 			i = p.Path[1].Index
 		}
 		at := fmt.Sprintf("provider \"cp\" destroy_approvals[%d]", extra[i].Index)
+		if p.Warning {
+			diags.AddWarning(p.Summary+" ("+at+")", at+" (resource "+extra[i].Resource+" "+extra[i].Name+"): "+p.Detail)
+			continue
+		}
 		diags.AddError(p.Summary+" ("+at+")", at+" (resource "+extra[i].Resource+" "+extra[i].Name+"): "+p.Detail)
 	}
 }

@@ -47,7 +47,7 @@ type destroyGate struct {
 
 // destroyGates are the gates of the destroy's operations with the
 // decisions approvals give them (gateStates), in plan order.
-func destroyGates(ops []intentOp, approvals []approvalModel, actor string) []destroyGate {
+func destroyGates(ops []intentOp, approvals []approvalModel, actor intent.Actor) []destroyGate {
 	var out []destroyGate
 	for _, op := range ops {
 		p := op.Composed.Plan
@@ -94,7 +94,7 @@ var pasteRE = regexp.MustCompile(`to decide, add to the resource: approvals = \[
 // the compact view of its operations (stages, jobs with their hosts as
 // ranges, gates with their state, digest), and for each gate still
 // waiting the provider entry to paste.
-func warnDestroy(m any, ops []intentOp, approvals []approvalModel, actor string, diags *diag.Diagnostics) {
+func warnDestroy(m any, ops []intentOp, approvals []approvalModel, actor intent.Actor, diags *diag.Diagnostics) {
 	if len(ops) == 0 {
 		return
 	}
@@ -135,16 +135,16 @@ func warnDestroy(m any, ops []intentOp, approvals []approvalModel, actor string,
 // refuseUndecidedDestroy stops a destroy before any job runs when one of
 // its gates would stop it: a gate without a decision, or decided with an
 // option that cancels. It says whether it refused.
-func refuseUndecidedDestroy(m any, ops []intentOp, approvals []approvalModel, actor string, diags *diag.Diagnostics) bool {
+func refuseUndecidedDestroy(m any, ops []intentOp, approvals []approvalModel, actor intent.Actor, diags *diag.Diagnostics) bool {
 	typ, names := destroyKey(m)
 	var waiting []string
 	for _, g := range destroyGates(ops, approvals, actor) {
 		switch {
 		case g.Cancel:
-			diags.AddError(fmt.Sprintf("%s cancelled at gate %s by %s", g.Action, g.Gate, orDash(actor)),
+			diags.AddError(fmt.Sprintf("%s cancelled at gate %s by %s", g.Action, g.Gate, orDash(actor.Name)),
 				fmt.Sprintf("Option %q of gate %s, chosen by actor %s, cancels the destroy of %s %s (Cancelled). Gates are decided before a destroy starts: no job ran, "+
 					"and the resource stays in state as it is on its hosts.\n\nTo destroy it, choose another option (%s), in the resource's approvals and apply, or in the provider block:\n  %s",
-					g.Option, g.Gate, orDash(actor), typ, names[0], quoteAll(g.Options), destroyHCL(m, g.Gate, firstProceed(ops, g.Gate))))
+					g.Option, g.Gate, orDash(actor.Name), typ, names[0], quoteAll(g.Options), destroyHCL(m, g.Gate, firstProceed(ops, g.Gate))))
 			return true
 		case g.Option == "":
 			roles := "any actor"

@@ -64,7 +64,7 @@ func (c computed) record(results []opResult, prior []protocol.Artifact, caps fun
 		// Not planned with known values: the views without approvals.
 		ops := opsOf(results)
 		*c.PlanSummary = types.StringValue(planSummary(ops))
-		renderOpViews(ops, nil, "").set(c)
+		renderOpViews(ops, nil, intent.Actor{}).set(c)
 	}
 	return arts
 }

@@ -464,7 +464,7 @@ func showRefreshedViews[M any](b *intentBase, h intentHooks[M], m, prior *M, ops
 	ov := opViews{ops: ops}
 	sums := make([]string, len(ops))
 	for i, op := range ops {
-		st := gateStates(op.Composed.Plan, approvals, b.data.Actor)
+		st := gateStates(op.Composed.Plan, approvals, actorOf(b.data))
 		st.Repair, st.Satisfied = evidenceStates(b.data, pc, keys, op.Composed.Plan)
 		ov.views = append(ov.views, planner.Views(op.Composed.Plan, st))
 		sums[i] = planner.RenderSimpleState(op.Composed.Plan, planner.ViewState{Repair: st.Repair, Satisfied: st.Satisfied})

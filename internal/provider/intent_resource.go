@@ -231,7 +231,7 @@ func modifyDestroyPlan[M any](ctx context.Context, b *intentBase, h intentHooks[
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	warnDestroy(state, ops, ip.inputs.Approvals, b.data.Actor, &resp.Diagnostics)
+	warnDestroy(state, ops, ip.inputs.Approvals, actorOf(b.data), &resp.Diagnostics)
 }
 
 // createIntent is Create: runs the create operations. When one does not
@@ -328,7 +328,7 @@ func deleteIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], r
 	ctx, cancel := withTimeout(ctx, "delete", h.timeouts(state).Delete, defaultDeleteTimeout, &resp.Diagnostics)
 	defer cancel()
 	ip, ops := planDestroy(b, h, state, *change, func(ip *intentPlan) { resolveHandle(ctx, b.data, ip, &resp.Diagnostics) }, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() || refuseUndecidedDestroy(state, ops, ip.inputs.Approvals, b.data.Actor, &resp.Diagnostics) {
+	if resp.Diagnostics.HasError() || refuseUndecidedDestroy(state, ops, ip.inputs.Approvals, actorOf(b.data), &resp.Diagnostics) {
 		return
 	}
 	runOps(ctx, b.data, ops, ip.inputs, &resp.Diagnostics)

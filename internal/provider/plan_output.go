@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/intentops/terraform-provider-cp/internal/capability"
+	"github.com/intentops/terraform-provider-cp/internal/intent"
 	"github.com/intentops/terraform-provider-cp/internal/planner"
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
@@ -134,7 +135,7 @@ type opViews struct {
 
 // renderOpViews renders every operation's views with the gate states
 // that approvals give it (gateStates).
-func renderOpViews(ops []intentOp, approvals []approvalModel, actor string) opViews {
+func renderOpViews(ops []intentOp, approvals []approvalModel, actor intent.Actor) opViews {
 	ov := opViews{ops: ops}
 	for _, op := range ops {
 		ov.views = append(ov.views, planner.Views(op.Composed.Plan, gateStates(op.Composed.Plan, approvals, actor)))
@@ -144,10 +145,11 @@ func renderOpViews(ops []intentOp, approvals []approvalModel, actor string) opVi
 
 // gateStates is what the configuration says of each gate of p: a gate
 // with an approval naming it (by gate id or instance id) and one of its
-// options is approved by actor with that option. The first such approval
-// decides, as in the engine. Roles are not evaluated here, and no
-// instance is satisfied (that needs the hosts' evidence).
-func gateStates(p *protocol.Plan, approvals []approvalModel, actor string) planner.ViewState {
+// options is approved by actor with that option, when the actor holds one
+// of the gate's roles; otherwise the gate waits, with the decision shown
+// refused and why. The first such approval decides, as in the engine. No
+// instance is satisfied here (that needs the hosts' evidence).
+func gateStates(p *protocol.Plan, approvals []approvalModel, actor intent.Actor) planner.ViewState {
 	st := planner.ViewState{Gates: map[string]planner.GateState{}}
 	for _, in := range p.Instances {
 		if !in.IsGate() {
@@ -159,7 +161,13 @@ func gateStates(p *protocol.Plan, approvals []approvalModel, actor string) plann
 				continue
 			}
 			if _, ok := in.Gate.Option(opt); ok {
-				st.Gates[in.ID] = planner.GateState{Approved: true, Actor: actor, Option: opt}
+				d := protocol.Decision{Gate: in.Gate.ID, Option: opt, Actor: actor.Name, Roles: actor.Roles}
+				if err := d.CheckRoles(*in.Gate); err != nil {
+					st.Gates[in.ID] = planner.GateState{Actor: actor.Name, Option: opt,
+						Refused: fmt.Sprintf("actor %s holds %s, not one of the gate's roles", actor.Name, rolesText(actor.Roles))}
+					break
+				}
+				st.Gates[in.ID] = planner.GateState{Approved: true, Actor: actor.Name, Option: opt}
 				break
 			}
 		}
@@ -251,14 +259,14 @@ func (ov opViews) warnWaiting(diags *diag.Diagnostics) {
 
 // showIntentPlanViews is showPlanViews for the model m of an intent
 // resource, with the approvals of its configuration.
-func showIntentPlanViews[M any](h intentHooks[M], m *M, ops []intentOp, actor string, diags *diag.Diagnostics) {
+func showIntentPlanViews[M any](h intentHooks[M], m *M, ops []intentOp, actor intent.Actor, diags *diag.Diagnostics) {
 	approvals, _ := h.decisions(m)
 	showPlanViews(h.computed(m), ops, approvals, actor, diags)
 }
 
 // showPlanViews sets the plan views of c from the operations and the
 // approvals of the configuration, and warns of each gate still waiting.
-func showPlanViews(c computed, ops []intentOp, approvals []approvalModel, actor string, diags *diag.Diagnostics) {
+func showPlanViews(c computed, ops []intentOp, approvals []approvalModel, actor intent.Actor, diags *diag.Diagnostics) {
 	ov := renderOpViews(ops, approvals, actor)
 	ov.set(c)
 	ov.warnWaiting(diags)
@@ -267,4 +275,12 @@ func showPlanViews(c computed, ops []intentOp, approvals []approvalModel, actor 
 // set stores the views in c's plan attributes.
 func (ov opViews) set(c computed) {
 	*c.Plan, *c.PlanDigest, *c.PlannedInstances = types.StringValue(ov.text()), types.StringValue(ov.digest()), ov.instances()
+}
+
+// rolesText is an actor's roles for messages: "roles a, b" or "no role".
+func rolesText(roles []string) string {
+	if len(roles) == 0 {
+		return "no role"
+	}
+	return "roles " + strings.Join(roles, ", ")
 }

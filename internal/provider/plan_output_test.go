@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/intentops/terraform-provider-cp/internal/intent"
 	"github.com/intentops/terraform-provider-cp/internal/planner"
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
@@ -24,10 +25,13 @@ func approval(gate, option string) approvalModel {
 }
 
 // An approval with one of the gate's options approves it for the
-// provider's actor; the first of several decides; one with another
-// option, or naming another gate, leaves it waiting.
+// provider's actor when the actor holds one of the gate's roles; the first
+// of several decides; one with another option, or naming another gate,
+// leaves it waiting, and so does one by an actor without the role, shown
+// refused with why.
 func TestGateStates(t *testing.T) {
-	st := gateStates(gatePlan(), []approvalModel{approval("a", "nope"), approval("a", "stop"), approval("a", "go"), approval("x", "go"), approval("c", "missing")}, "ci")
+	sre := intent.Actor{Name: "ci", Roles: []string{"sre"}}
+	st := gateStates(gatePlan(), []approvalModel{approval("a", "nope"), approval("a", "stop"), approval("a", "go"), approval("x", "go"), approval("c", "missing")}, sre)
 	if got, want := st.Gates["a"], (planner.GateState{Approved: true, Actor: "ci", Option: "stop"}); got != want {
 		t.Errorf("gate a: %+v, want %+v", got, want)
 	}
@@ -36,12 +40,18 @@ func TestGateStates(t *testing.T) {
 			t.Errorf("gate %s approved without a valid approval: %+v", id, st.Gates[id])
 		}
 	}
+	dev := intent.Actor{Name: "dan", Roles: []string{"developer", "qa"}}
+	st = gateStates(gatePlan(), []approvalModel{approval("a", "go")}, dev)
+	want := planner.GateState{Actor: "dan", Option: "go", Refused: "actor dan holds roles developer, qa, not one of the gate's roles"}
+	if got := st.Gates["a"]; got != want {
+		t.Errorf("gate a approved by an actor without its role: %+v, want %+v", got, want)
+	}
 }
 
 // Each waiting gate is one warning naming it, its roles and the entry to
 // paste; an approved gate gives none.
 func TestWarnWaiting(t *testing.T) {
-	ov := renderOpViews([]intentOp{{Action: "create", Composed: &planner.Composed{Plan: gatePlan()}}}, []approvalModel{approval("b", "go")}, "ci")
+	ov := renderOpViews([]intentOp{{Action: "create", Composed: &planner.Composed{Plan: gatePlan()}}}, []approvalModel{approval("b", "go")}, intent.Actor{Name: "ci", Roles: []string{"sre"}})
 	var diags diag.Diagnostics
 	ov.warnWaiting(&diags)
 	if len(diags) != 2 || diags.HasError() {

@@ -77,7 +77,7 @@ func completedCreate(tb testing.TB, n int) *clusterModel {
 	ops := []intentOp{op}
 	c := m.computed()
 	*c.PlanSummary = types.StringValue(planSummary(ops))
-	renderOpViews(ops, nil, "").set(c)
+	renderOpViews(ops, nil, intent.Actor{}).set(c)
 
 	res := completedResult(tb, p, now)
 	m.ID = types.StringValue("bench")

@@ -40,6 +40,10 @@ func toPath(p intent.Path) path.Path {
 // addProblems reports each problem on its attribute.
 func addProblems(diags *diag.Diagnostics, ps intent.Problems) {
 	for _, p := range ps {
+		if p.Warning {
+			diags.AddAttributeWarning(toPath(p.Path), p.Summary, p.Path.String()+": "+p.Detail)
+			continue
+		}
 		addAttrError(diags, toPath(p.Path), p.Summary, p.Detail)
 	}
 }
