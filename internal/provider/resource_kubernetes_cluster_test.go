@@ -45,7 +45,9 @@ func TestAccKubernetesCluster_lifecycle(t *testing.T) {
 	status := func(want string) statecheck.StateCheck {
 		return statecheck.ExpectKnownValue(addr, tfjsonpath.New("operation").AtMapKey("status"), knownvalue.StringExact(want))
 	}
-	upgraded := `kubernetes_version = "1.32.0"`
+	// Created one minor below the default, then upgraded to it.
+	created := "\n  kubernetes_version = \"1.33.6\""
+	upgraded := `kubernetes_version = "1.34.2"`
 	deletion := `approvals = [{ gate = "confirm-cluster-deletion", option = "delete cluster" }]`
 	removal := `approvals = [{ gate = "confirm-node-removal", option = "remove node" }, { gate = "approve-upgrade", option = "upgrade" }, { gate = "confirm-cluster-deletion", option = "delete cluster" }]`
 	resource.Test(t, resource.TestCase{
@@ -53,7 +55,7 @@ func TestAccKubernetesCluster_lifecycle(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config: prov + clusterHCL(masters, five, deletion),
+				Config: prov + clusterHCL(masters, five, deletion+created),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
 					plancheck.ExpectKnownValue(addr, tfjsonpath.New("plan_summary"), knownvalue.StringRegexp(regexp.MustCompile(`(?s)kubernetes.create@1.0.0.*Join workers`))),
@@ -77,7 +79,7 @@ func TestAccKubernetesCluster_lifecycle(t *testing.T) {
 			},
 			{
 				// Adding a worker plans add_node for just that host.
-				Config: prov + clusterHCL(masters, six, deletion),
+				Config: prov + clusterHCL(masters, six, deletion+created),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(addr, tfjsonpath.New("plan_summary"), knownvalue.StringRegexp(regexp.MustCompile(`kubernetes.add_node@1.0.0`))),
@@ -89,7 +91,7 @@ func TestAccKubernetesCluster_lifecycle(t *testing.T) {
 			},
 			{
 				// Removing it plans remove_node behind the destructive gate, approved in HCL.
-				Config: prov + clusterHCL(masters, five, removal),
+				Config: prov + clusterHCL(masters, five, removal+created),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectKnownValue(addr, tfjsonpath.New("plan"), knownvalue.StringRegexp(regexp.MustCompile(`(?s)confirm-node-removal \(destructive\): approved by ci with option "remove node".*- drain-node: worker-6\n`))),
 				}},
@@ -98,7 +100,7 @@ func TestAccKubernetesCluster_lifecycle(t *testing.T) {
 			},
 			{
 				// A version change plans a rolling upgrade.
-				Config: prov + clusterHCL(masters, five, removal+"\n  kubernetes_version = \"1.32.0\""),
+				Config: prov + clusterHCL(masters, five, removal+"\n  "+upgraded),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectKnownValue(addr, tfjsonpath.New("plan_summary"), knownvalue.StringRegexp(regexp.MustCompile(`kubernetes.upgrade@1.0.0`))),
 				}},
@@ -117,7 +119,7 @@ func TestAccKubernetesCluster_lifecycle(t *testing.T) {
 			{
 				// Import by identity in an import block (OpenTofu 1.12): the
 				// approvals, which the record does not keep, are an update.
-				Config:             prov + clusterHCL(masters, five, removal+"\n  kubernetes_version = \"1.32.0\""),
+				Config:             prov + clusterHCL(masters, five, removal+"\n  "+upgraded),
 				ResourceName:       addr,
 				ImportState:        true,
 				ImportStateKind:    resource.ImportBlockWithResourceIdentity,
