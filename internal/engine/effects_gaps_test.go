@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -53,5 +55,33 @@ func TestInterventionNoteRecorded(t *testing.T) {
 	in := wantStatus(t, res2, "join[w2]", StatusFixed)
 	if want := "manually fixed by alice and verified: resolv.conf repaired by hand"; in.Reason != want {
 		t.Fatalf("reason got: %q want: %q", in.Reason, want)
+	}
+}
+
+// An artifact's collect command writes the artifact: its output is the
+// value recorded, although the script wrote no file for it.
+func TestArtifactCollectWritesTheArtifact(t *testing.T) {
+	root := t.TempDir()
+	n := &shellNet{root: root, state: filepath.Join(root, "state")}
+	must(t, os.MkdirAll(n.hostRoot("w1"), 0o755))
+	job := newJob("probe")
+	job.Outputs.Artifacts = []protocol.ArtifactSpec{{ID: "probe.version", Sensitivity: protocol.SensitivityPublic, Collect: `echo v1.2.3`}}
+	plan := &protocol.Plan{ID: "p1", Template: "probe.install@1.0.0"}
+	plan.Intent.Hosts = []protocol.Host{{Name: "w1", Address: "10.0.0.1", Role: "worker"}}
+	plan.Instances = []*protocol.JobInstance{newInst(job, "s", "w1")}
+	scripts := func(pack, path string) ([]byte, error) { return []byte("#!/bin/sh\ntrue\n"), nil }
+	e := New(Config{Dialer: n, Scripts: scripts, Clock: fixedClock(), StateDir: filepath.Join(root, "state")})
+	res := mustRun(t, e, plan, RunInput{OperationID: "op-col"})
+	if res.Operation.Status != protocol.StatusCompleted {
+		t.Fatalf("got: %s want: Completed\n%s%v", res.Operation.Status, statuses(res), res.Err())
+	}
+	var got string
+	for _, a := range res.Artifacts {
+		if a.ID == "probe.version" {
+			got = a.Value
+		}
+	}
+	if got != "v1.2.3" {
+		t.Fatalf("artifact probe.version got: %q want: v1.2.3, the collect command's output", got)
 	}
 }
