@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/intentops/terraform-provider-cp/internal/diagnose"
+	"github.com/intentops/terraform-provider-cp/internal/engine"
 	"github.com/intentops/terraform-provider-cp/internal/operation"
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
@@ -188,5 +189,73 @@ func TestDiagnosisSettingsReachTheAnalyzers(t *testing.T) {
 	h, ok := as[1].(*diagnose.HTTPAnalyzer)
 	if !ok || h.Endpoint != "http://127.0.0.1:8080/v1" || h.Model != "m1" || h.APIKeyEnv != "CP_TEST_DIAG_KEY" || h.Timeout != 9*time.Second {
 		t.Fatalf("got: %+v want: the HTTP analyzer with its endpoint, model, key variable and 9s", as[1])
+	}
+}
+
+// A plan patch from HCL is recorded in the operation's timeline by its
+// id, author, approver and reason.
+func TestPlanPatchRecordedInTheTimeline(t *testing.T) {
+	str := types.StringValue
+	patches := toPatches([]planPatchModel{{
+		ID: str("mirror-1"), Author: str("diagnose:rule/image-pull"), Reason: str("pull through the mirror"),
+		Changes:  []patchChangeModel{{Retry: str("init-control-plane")}},
+		Approval: &patchApprovalModel{Required: types.BoolValue(true), ApprovedBy: str("ci")},
+	}}, nil)
+	if len(patches) != 1 || patches[0].Changes[0].Retry == nil || patches[0].Changes[0].Retry.Job != "init-control-plane" {
+		t.Fatalf("got: %+v want: one patch retrying init-control-plane", patches)
+	}
+	plan := &protocol.Plan{ID: "p1", Template: "kubernetes.create@1.0.0", Patches: patches}
+	obj := operationObject("create", &protocol.Operation{ID: "op-1", Status: protocol.StatusCompleted}, plan, &engine.Result{})
+	tl, ok := obj.Attributes()["timeline"].(types.List)
+	if !ok {
+		t.Fatalf("got: timeline %T want: a list", obj.Attributes()["timeline"])
+	}
+	want := types.StringValue("plan patch mirror-1 by diagnose:rule/image-pull, approved by ci: pull through the mirror")
+	if len(tl.Elements()) == 0 || !tl.Elements()[0].Equal(want) {
+		t.Fatalf("got: timeline %v want: first %s", tl.Elements(), want)
+	}
+}
+
+// A cp_scenario's arguments are its intent: pack, version, name,
+// environment, parameters and constraints as given; hosts with their
+// role (node by default), labels and taints; a target not among them is
+// refused on its element of targets.
+func TestScenarioModelIsTheIntentSpec(t *testing.T) {
+	str := types.StringValue
+	data, diags := providerModel{Environment: str("dev")}.settings("test")
+	if diags.HasError() {
+		t.Fatalf("got: %q want: no error", errorsAt(diags))
+	}
+	m := &scenarioModel{
+		Pack: str("postgresql-host"), Version: str(">= 1.0.0"), Name: str("db"), Environment: str("qa"),
+		Parameters:  map[string]string{"postgresql_version": "15"},
+		Constraints: map[string]string{"region": "eu-central"},
+		Hosts: []hostResModel{
+			{Name: str("db-1"), Address: str("10.0.0.5"), Role: str("master"), Labels: map[string]string{"tier": "db"}, Taints: []string{"db=only:NoSchedule"}},
+			{Name: str("db-2"), Address: str("10.0.0.6")},
+		},
+		Targets: []string{"db-2", "db-9"},
+	}
+	ip := scenarioPlanOf(data, m, &diags)
+	s := ip.spec
+	if s.Pack != "postgresql-host" || s.Version != ">= 1.0.0" || s.Name != "db" || s.Environment != "qa" ||
+		s.Params["postgresql_version"] != "15" || s.Constraints["region"] != "eu-central" {
+		t.Fatalf("got: spec %s %q %s %s %v %v want: the model's pack, version, name, environment, parameters and constraints",
+			s.Pack, s.Version, s.Name, s.Environment, s.Params, s.Constraints)
+	}
+	if len(s.Hosts) != 2 {
+		t.Fatalf("got: %d hosts want: 2", len(s.Hosts))
+	}
+	if h := s.Hosts[0].Host; h.Role != "master" || h.Labels["tier"] != "db" || !slices.Equal(h.Taints, []string{"db=only:NoSchedule"}) {
+		t.Fatalf("got: host %+v want: role master with its labels and taints", h)
+	}
+	if h := s.Hosts[1].Host; h.Role != "node" {
+		t.Fatalf("got: role %q want: node by default", h.Role)
+	}
+	wantOneError(t, diags, "targets[1]", `target "db-9" is not a host of the intent`, "")
+	m.Environment = types.StringNull()
+	diags = nil
+	if ip := scenarioPlanOf(data, m, &diags); ip.spec.Environment != "dev" {
+		t.Fatalf("got: environment %q want: the provider's, dev", ip.spec.Environment)
 	}
 }
