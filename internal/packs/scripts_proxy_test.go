@@ -141,6 +141,7 @@ func TestConfigureProxyRefusesUnsafeValues(t *testing.T) {
 		"comma in url":      {"http_proxy": "http://p:3128,x"},
 		"bad no_proxy":      {"http_proxy": "http://p:3128", "no_proxy": `a"b`},
 		"space in no_proxy": {"http_proxy": "http://p:3128", "no_proxy": "a b"},
+		"newline in list":   {"http_proxy": "http://p:3128", "no_proxy": ".x\n[Service]"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			h := newScriptHost(t)
@@ -183,5 +184,28 @@ func TestProxyEnvReachesCurlHelmKubectl(t *testing.T) {
 	h.write("/etc/cp/kubernetes/proxy.env", "HTTPS_PROXY=http://p\"x\n")
 	if res := h.run("kubernetes/scripts/install-storage.sh", env, "/etc/cp/kubernetes/proxy.env"); res.code == 0 {
 		t.Error("a quote in proxy.env was exported")
+	}
+}
+
+// A peer's WireGuard endpoint is its wireguard_endpoints entry, the other
+// peers keep their inventory address; an entry that is not name=IPv4 is
+// refused before wg0.conf is written.
+func TestWireGuardMeshEndpoints(t *testing.T) {
+	const script = "kubernetes/scripts/wireguard-mesh.sh"
+	h, arts := meshHost(t)
+	env := h.artifactEnv(packEnv(t, "kubernetes", map[string]string{"wireguard_endpoints": "node-2=192.168.50.12"}), arts)
+	succeeded(t, h.run(script, env, "/etc/wireguard"))
+	conf := h.read("/etc/wireguard/wg0.conf")
+	if !strings.Contains(conf, "AllowedIPs = 10.200.0.2/32\nEndpoint = 192.168.50.12:51820\n") ||
+		!strings.Contains(conf, "Endpoint = [fd00::13]:51820\n") || strings.Contains(conf, "10.0.0.12") {
+		t.Errorf("wg0.conf:\n%s\nwant node-2 at 192.168.50.12, node-3 at its inventory address", conf)
+	}
+	for _, bad := range []string{"node-2=192.168.50.12\nPostUp = x", "node-2=wg.example", "node-2"} {
+		h, arts := meshHost(t)
+		env := h.artifactEnv(packEnv(t, "kubernetes", map[string]string{"wireguard_endpoints": bad}), arts)
+		refused(t, h, h.run(script, env, "/etc/wireguard"), "wireguard_endpoints entry")
+		if h.exists("/etc/wireguard/wg0.conf") {
+			t.Errorf("%q: wg0.conf written", bad)
+		}
 	}
 }

@@ -53,6 +53,9 @@ if [[ -z "$http$https" ]]; then
   exit 0
 fi
 
+for v in "${CP_PARAM_NO_PROXY:-}" "${CP_PARAM_NODE_ADDRESSES:-}"; do
+  [[ "$v" != *[[:cntrl:]]* ]] || fail "no_proxy or node_addresses holds a control character"
+done
 declare -A seen=()
 add() {
   check "no_proxy entry" "$1" "$entry_re" "a host name, .domain, IP address or CIDR"

@@ -52,6 +52,18 @@ endpoint() {
   fi
 }
 
+# A host's WireGuard endpoint is its entry of wireguard_endpoints
+# ("name=IPv4" entries), else its inventory (SSH) address.
+declare -A wg_ep=()
+[[ "${CP_PARAM_WIREGUARD_ENDPOINTS:-}" != *[[:cntrl:]]* ]] || fail "wireguard_endpoints entry holds a control character; list name=IPv4 entries"
+IFS=, read -r -a wg_entries <<<"${CP_PARAM_WIREGUARD_ENDPOINTS:-}"
+for e in "${wg_entries[@]}"; do
+  [[ -n "$e" ]] || continue
+  [[ "${e%%=*}" =~ ^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$ && "${e#*=}" =~ $ipv4_re ]] ||
+    fail "wireguard_endpoints entry \"${e//[[:cntrl:]]/?}\" is not name=IPv4"
+  wg_ep[${e%%=*}]=${e#*=}
+done
+
 # Each inventory line is "index name address role"; the index numbers the
 # host in the /24.
 self="" peers=""
@@ -64,7 +76,7 @@ while read -r idx host addr _; do
     self=$idx
     continue
   fi
-  ep=$(endpoint "$addr") || fail "the node inventory address of host $host is not an IP address"
+  ep=$(endpoint "${wg_ep[$host]:-$addr}") || fail "the node inventory address of host $host is not an IP address"
   [[ -n "${pub[$host]:-}" ]] || fail "host $host published no WireGuard public key; run generate-wireguard-key on it"
   peers+=$(printf '\n[Peer]\nPublicKey = %s\nAllowedIPs = %s.%s/32\nEndpoint = %s\nPersistentKeepalive = 25\n' \
     "${pub[$host]}" "$prefix" "$idx" "$ep")
