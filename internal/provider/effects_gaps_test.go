@@ -259,3 +259,82 @@ func TestScenarioModelIsTheIntentSpec(t *testing.T) {
 		t.Fatalf("got: environment %q want: the provider's, dev", ip.spec.Environment)
 	}
 }
+
+// Each of the four intent resources carries its own approvals,
+// interventions and plan patches (and customizations, where it has them)
+// into the intent the shared skeleton plans and runs: none is accepted
+// and dropped by one resource's conversion.
+func TestEveryIntentResourceCarriesItsDecisions(t *testing.T) {
+	str := types.StringValue
+	data, diags := providerModel{}.settings("test")
+	if diags.HasError() {
+		t.Fatalf("got: %q want: no error", errorsAt(diags))
+	}
+	approvals := []approvalModel{{Gate: str("confirm-x"), Option: str("proceed")}}
+	interventions := []interventionModel{{Job: str("join-workers"), Node: str("worker-1")}}
+	patches := []planPatchModel{{ID: str("p-1"), Author: str("ana"), Reason: str("why"), Changes: []patchChangeModel{{Remove: str("install-storage")}}}}
+	custom := &customizationModel{BaseTemplate: str("kubernetes.create@1.0.0")}
+	cluster := &clusterModel{Name: str("prod"), Masters: []nodeModel{{Name: str("master-1"), Address: str("10.0.0.1")}},
+		Approvals: approvals, Interventions: interventions, PlanPatches: patches, Customizations: custom}
+	kpack, _ := data.Catalog.Get("kubernetes", "")
+	handle := clusterHandle(cluster, kpack).Encode()
+	storage := &boundCandidateModel{Name: str("shared-s3"), Provider: str("aws_s3"), Attributes: map[string]string{"bucket": "traces"}}
+	var d diag.Diagnostics
+	cases := map[string]struct {
+		ip     intentPlan
+		custom bool
+	}{
+		"cp_kubernetes_cluster": {clusterHooks{}.spec(cluster, nil, data, &d), true},
+		"cp_node": {nodeHooks{}.spec(&nodeResModel{ClusterHandle: str(handle), Node: &hostResModel{Name: str("worker-9"), Address: str("10.0.0.9")},
+			Approvals: approvals, Interventions: interventions, PlanPatches: patches}, nil, data, &d), false},
+		"cp_scenario": {scenarioHooks{}.spec(&scenarioModel{Pack: str("postgresql-host"), Name: str("db"), ClusterHandle: str(handle),
+			Approvals: approvals, Interventions: interventions, PlanPatches: patches, Customizations: custom}, nil, data, &d), true},
+		"cp_tempo": {tempoHooks{}.spec(&tempoModel{Name: str("tracing"), ClusterHandle: str(handle), ObjectStorage: storage,
+			Approvals: approvals, Interventions: interventions, PlanPatches: patches, Customizations: custom}, nil, data, &d), true},
+	}
+	for name, c := range cases {
+		if len(c.ip.inputs.Approvals) != 1 || c.ip.inputs.Approvals[0].Option.ValueString() != "proceed" {
+			t.Errorf("%s: approvals got: %v want: the resource's one approval", name, c.ip.inputs.Approvals)
+		}
+		if len(c.ip.inputs.Interventions) != 1 || c.ip.inputs.Interventions[0].Job.ValueString() != "join-workers" {
+			t.Errorf("%s: interventions got: %v want: the resource's one intervention", name, c.ip.inputs.Interventions)
+		}
+		if len(c.ip.spec.Patches) != 1 || c.ip.spec.Patches[0].ID != "p-1" || c.ip.spec.Patches[0].Changes[0].Remove != "install-storage" {
+			t.Errorf("%s: patches got: %+v want: the resource's one patch", name, c.ip.spec.Patches)
+		}
+		if c.custom && (c.ip.spec.Customization == nil || c.ip.spec.Customization.BaseTemplate != "kubernetes.create@1.0.0") {
+			t.Errorf("%s: customization got: %+v want: the resource's", name, c.ip.spec.Customization)
+		}
+	}
+	// cp_tempo's object_storage is the first candidate, of object_storage.s3
+	// by default, and its bucket is Tempo's bucket parameter.
+	tempo := cases["cp_tempo"].ip.spec
+	if len(tempo.Candidates) == 0 || tempo.Candidates[0].Name != "shared-s3" || tempo.Candidates[0].Provider != "aws_s3" ||
+		tempo.Candidates[0].Capability.Key != "object_storage.s3" || tempo.Params["bucket"] != "traces" {
+		t.Fatalf("got: candidates %+v, bucket %q want: shared-s3 (aws_s3, object_storage.s3), bucket traces", tempo.Candidates, tempo.Params["bucket"])
+	}
+}
+
+// cp_node's node is the host added to the cluster handle's hosts, with
+// its name, address, port, role (worker by default), labels and taints.
+func TestNodeModelIsTheAddedHost(t *testing.T) {
+	str := types.StringValue
+	data, _ := providerModel{}.settings("test")
+	kpack, _ := data.Catalog.Get("kubernetes", "")
+	cluster := &clusterModel{Name: str("prod"), Masters: []nodeModel{{Name: str("master-1"), Address: str("10.0.0.1")}}}
+	handle := clusterHandle(cluster, kpack).Encode()
+	var diags diag.Diagnostics
+	ip := nodePlanOf(data, &nodeResModel{ClusterHandle: str(handle), Node: &hostResModel{Name: str("worker-9"), Address: str("10.0.0.9"),
+		Port: types.Int64Value(2209), Labels: map[string]string{"pool": "gpu"}, Taints: []string{"gpu=yes:NoSchedule"}}}, &diags)
+	if diags.HasError() || len(ip.spec.Hosts) != 2 {
+		t.Fatalf("got: %d hosts, %q want: the cluster's master and the node", len(ip.spec.Hosts), errorsAt(diags))
+	}
+	h := ip.spec.Hosts[1].Host
+	if h.Name != "worker-9" || h.Address != "10.0.0.9" || h.Port != 2209 || h.Role != protocol.RoleWorker || h.Labels["pool"] != "gpu" || !slices.Equal(h.Taints, []string{"gpu=yes:NoSchedule"}) {
+		t.Fatalf("got: host %+v want: worker-9 at 10.0.0.9:2209, worker, its labels and taints", h)
+	}
+	ip = nodePlanOf(data, &nodeResModel{ClusterHandle: str(handle), Node: &hostResModel{Name: str("master-2"), Address: str("10.0.0.2"), Role: str("master")}}, &diags)
+	if h := ip.spec.Hosts[len(ip.spec.Hosts)-1].Host; h.Role != protocol.RoleMaster {
+		t.Fatalf("got: role %q want: master", h.Role)
+	}
+}
