@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs kubeadm, kubelet and kubectl of kubernetes_version from
-# pkgs.k8s.io and holds them; installs open-iscsi when storage is longhorn
-# and Helm (from its apt repository) on masters.
+# pkgs.k8s.io and holds them; prepares the node for Longhorn when storage is
+# longhorn (see below) and installs Helm (from its apt repository) on masters.
 set -euo pipefail
 
 fail() { echo "install-kubernetes-packages on ${CP_HOST:-?}: $*" >&2; exit 1; }
@@ -58,9 +58,36 @@ if [[ "$CP_HOST_ROLE" == master ]] && ! command -v helm >/dev/null; then
   apt-get update
   apt-get install -y helm
 fi
-if [[ "$CP_PARAM_STORAGE" == longhorn ]]; then
-  apt-get install -y open-iscsi
-  systemctl enable --now iscsid
+# Longhorn's host requirements when storage is longhorn: open-iscsi with
+# iscsid enabled and running, nfs-common (RWX volumes), and, where
+# multipathd is installed (Ubuntu's server images), the blacklist
+# Longhorn's troubleshooting guide gives, so that multipathd does not claim
+# Longhorn's /dev/sdX devices (their mounts fail "already mounted or mount
+# point busy"). The blacklist is a fixed drop-in, which multipath reads as
+# if it were in /etc/multipath.conf (multipath.conf(5), config_dir); the
+# host's own /etc/multipath.conf stays as it is.
+if [[ "${CP_PARAM_STORAGE:-none}" == longhorn ]]; then
+  longhorn_missing=()
+  for p in open-iscsi nfs-common; do
+    [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" == "install ok installed" ]] || longhorn_missing+=("$p")
+  done
+  if ((${#longhorn_missing[@]} > 0)); then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y "${longhorn_missing[@]}" ||
+      fail "apt-get install ${longhorn_missing[*]} failed; Longhorn needs them on every node"
+  fi
+  systemctl enable --now iscsid.service || fail "cannot enable and start iscsid.service; Longhorn attaches its volumes over iSCSI"
+  if command -v multipathd >/dev/null; then
+    mp=/etc/multipath/conf.d/90-cp-longhorn.conf
+    mp_want=$'# Written by cp (kubernetes pack): the /dev/sdX devices of Longhorn\n# volumes, which multipathd must not claim.\nblacklist {\n    devnode "^sd[a-z0-9]+"\n}\n'
+    if [[ ! -f $mp || "$(<"$mp")"$'\n' != "$mp_want" ]]; then
+      install -d -m 0755 /etc/multipath/conf.d
+      printf '%s' "$mp_want" >"$mp.part"
+      chmod 0644 "$mp.part"
+      mv -f "$mp.part" "$mp"
+      systemctl restart multipathd.service || fail "multipathd.service did not restart with $mp; check it with multipath -t"
+      echo "multipathd blacklists Longhorn's devices ($mp)"
+    fi
+  fi
 fi
 systemctl enable --now kubelet
 echo "install-kubernetes-packages: kubeadm $(kubeadm version -o short) on $CP_HOST"

@@ -74,10 +74,36 @@ if [[ "$current" != "v$version" ]]; then
   apt-get install -y --allow-change-held-packages "kubeadm=$version-*" "kubelet=$version-*" "kubectl=$version-*"
   apt-mark hold kubeadm kubelet kubectl
 fi
-# Longhorn needs iscsid on every node.
+# Longhorn's host requirements when storage is longhorn: open-iscsi with
+# iscsid enabled and running, nfs-common (RWX volumes), and, where
+# multipathd is installed (Ubuntu's server images), the blacklist
+# Longhorn's troubleshooting guide gives, so that multipathd does not claim
+# Longhorn's /dev/sdX devices (their mounts fail "already mounted or mount
+# point busy"). The blacklist is a fixed drop-in, which multipath reads as
+# if it were in /etc/multipath.conf (multipath.conf(5), config_dir); the
+# host's own /etc/multipath.conf stays as it is.
 if [[ "${CP_PARAM_STORAGE:-none}" == longhorn ]]; then
-  dpkg -s open-iscsi >/dev/null 2>&1 || apt-get install -y open-iscsi
-  systemctl enable --now iscsid
+  longhorn_missing=()
+  for p in open-iscsi nfs-common; do
+    [[ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" == "install ok installed" ]] || longhorn_missing+=("$p")
+  done
+  if ((${#longhorn_missing[@]} > 0)); then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y "${longhorn_missing[@]}" ||
+      fail "apt-get install ${longhorn_missing[*]} failed; Longhorn needs them on every node"
+  fi
+  systemctl enable --now iscsid.service || fail "cannot enable and start iscsid.service; Longhorn attaches its volumes over iSCSI"
+  if command -v multipathd >/dev/null; then
+    mp=/etc/multipath/conf.d/90-cp-longhorn.conf
+    mp_want=$'# Written by cp (kubernetes pack): the /dev/sdX devices of Longhorn\n# volumes, which multipathd must not claim.\nblacklist {\n    devnode "^sd[a-z0-9]+"\n}\n'
+    if [[ ! -f $mp || "$(<"$mp")"$'\n' != "$mp_want" ]]; then
+      install -d -m 0755 /etc/multipath/conf.d
+      printf '%s' "$mp_want" >"$mp.part"
+      chmod 0644 "$mp.part"
+      mv -f "$mp.part" "$mp"
+      systemctl restart multipathd.service || fail "multipathd.service did not restart with $mp; check it with multipath -t"
+      echo "multipathd blacklists Longhorn's devices ($mp)"
+    fi
+  fi
 fi
 systemctl enable --now kubelet
 echo "prepare-kubernetes-prerequisites: $CP_HOST ready to join with kubeadm $(kubeadm version -o short)"
