@@ -1,6 +1,7 @@
 package packs
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -82,9 +83,21 @@ func TestConfigureBackupsRestoreCheck(t *testing.T) {
 	if rc["image"] != "postgres:17.6-bookworm" || !strings.Contains(args, "pg_restore --exit-on-error --no-owner --no-privileges -d cp_restore_check /dump/latest.dump") {
 		t.Errorf("restore check %v: %s", rc["image"], args)
 	}
-	fetch := strings.Join(strList(dig(restore, "spec", "template", "spec", "initContainers", 0, "args")), " ")
-	if !strings.Contains(fetch, `mc find "s3/$BUCKET" --name '*.dump' | sort | tail -n 1`) {
-		t.Errorf("the restore check does not fetch the latest dump: %s", fetch)
+	// The restore check reads back the very dump the backup now wrote
+	// (an older one sorting last proves nothing about this run).
+	fetchC := dig(restore, "spec", "template", "spec", "initContainers", 0).(map[string]any)
+	fetch := strings.Join(strList(fetchC["args"]), " ")
+	uploadC := dig(now, "spec", "template", "spec", "containers", 0).(map[string]any)
+	dump := containerEnv(uploadC)["DUMP"]
+	if !regexp.MustCompile(`^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}\.dump$`).MatchString(dump) || containerEnv(fetchC)["DUMP"] != dump ||
+		!strings.Contains(fetch, `mc cp "s3/$BUCKET/$DUMP" /dump/latest.dump`) {
+		t.Errorf("the restore check fetches %s (DUMP %q), want the backup now's dump %q", fetch, containerEnv(fetchC)["DUMP"], dump)
+	}
+	if up := strings.Join(strList(uploadC["args"]), " "); !strings.Contains(up, `"s3/$BUCKET/${DUMP:-$(date -u +%Y%m%dT%H%M%SZ).dump}"`) {
+		t.Errorf("the backup now does not upload to DUMP: %s", up)
+	}
+	if _, ok := containerEnv(dig(cron, "spec", "jobTemplate", "spec", "template", "spec", "containers", 0).(map[string]any))["DUMP"]; ok {
+		t.Errorf("the CronJob's dumps are all named alike: DUMP is set")
 	}
 	calls := h.log(h.calls)
 	backup, check := callIndex(calls, "wait --for=condition=complete job/postgresql-backup-now"), callIndex(calls, "wait --for=condition=complete job/postgresql-restore-check")
@@ -92,7 +105,21 @@ func TestConfigureBackupsRestoreCheck(t *testing.T) {
 		t.Errorf("the script does not wait for the backup and the restore check:\n%s", calls)
 	}
 
-	// The evidence is the restore check's success, not the CronJob.
+	// The evidence is the backup now's and the restore check's success,
+	// not the CronJob.
+	for _, c := range []struct {
+		succeeded string
+		ok        bool
+	}{{"1", true}, {"", false}, {"0", false}} {
+		h := newScriptHost(t)
+		h.stub("kubectl", `case " $* " in *" job postgresql-backup-now "*) printf '`+c.succeeded+`' ;; *" cronjob "*) echo cronjob.batch/postgresql-backup ;; esac`)
+		if ok, got := h.evidence(file, "backup_now_succeeded", h.artifactEnv(packEnv(t, "postgresql", nil), arts)); ok != c.ok {
+			t.Errorf("backup_now_succeeded with succeeded=%q: %v (%q), want %v", c.succeeded, ok, got, c.ok)
+		}
+	}
+	if ok, got := newScriptHost(t).evidence(file, "backup_now_succeeded", packEnv(t, "postgresql", nil)); !ok || got != "disabled" {
+		t.Errorf("backup_now_succeeded without object storage: %v (%q), want disabled", ok, got)
+	}
 	for _, c := range []struct {
 		succeeded string
 		ok        bool

@@ -238,8 +238,10 @@ kubectl "${kc[@]}" -n "$ns" wait --for=condition=complete job/postgresql-backup-
 # The backup Pod: pg_dump of the server's own image (postgres_image, the
 # server's major version: pg_dump refuses a newer server), then an upload
 # named by its UTC time, so the latest dump sorts last.
+# With DUMP set (the backup now), the upload is named DUMP instead.
 backup_pod() {
-  local indent=$1
+  local indent=$1 dump_env=""
+  [[ -z "${2:-}" ]] || dump_env=$'\n'"      - {name: DUMP, value: \"$2\"}"
   sed "s/^/$indent/" <<YAML
 restartPolicy: OnFailure
 volumes:
@@ -265,10 +267,10 @@ containers:
       - name: AWS_SECRET_ACCESS_KEY
         valueFrom: {secretKeyRef: {name: postgresql-backup-s3, key: AWS_SECRET_ACCESS_KEY}}
       - {name: MC_HOST_s3, value: "$scheme://\$(AWS_ACCESS_KEY_ID):\$(AWS_SECRET_ACCESS_KEY)@$hostport"}
-      - {name: BUCKET, value: "$bucket"}
+      - {name: BUCKET, value: "$bucket"}$dump_env
     command: ["/bin/sh", "-c"]
     args:
-      - mc cp /dump/db.dump "s3/\$BUCKET/\$(date -u +%Y%m%dT%H%M%SZ).dump"
+      - mc cp /dump/db.dump "s3/\$BUCKET/\${DUMP:-\$(date -u +%Y%m%dT%H%M%SZ).dump}"
     volumeMounts:
       - {name: dump, mountPath: /dump}
 YAML
@@ -295,6 +297,11 @@ YAML
 # latest dump in the bucket is restored into a scratch database with
 # pg_restore (the server's image), which is dropped again. Its Job's
 # success is the evidence that backups restore, not that a schedule exists.
+# The backup now is named by this host's UTC time and a random suffix, so
+# the restore check reads back exactly the dump this run's Job wrote,
+# never an older one that happens to sort last.
+dump="$(date -u +%Y%m%dT%H%M%SZ)-$(rand 4).dump"
+[[ "$dump" =~ ^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}\.dump$ ]] || fail "cannot name the backup dump"
 kubectl "${kc[@]}" -n "$ns" delete job postgresql-backup-now --ignore-not-found
 kubectl "${kc[@]}" apply -f - <<YAML
 apiVersion: batch/v1
@@ -306,7 +313,7 @@ spec:
   backoffLimit: 2
   template:
     spec:
-$(backup_pod "      ")
+$(backup_pod "      " "$dump")
 YAML
 kubectl "${kc[@]}" -n "$ns" wait --for=condition=complete job/postgresql-backup-now --timeout=10m
 kubectl "${kc[@]}" -n "$ns" delete job postgresql-restore-check --ignore-not-found
@@ -333,11 +340,10 @@ spec:
               valueFrom: {secretKeyRef: {name: postgresql-backup-s3, key: AWS_SECRET_ACCESS_KEY}}
             - {name: MC_HOST_s3, value: "$scheme://\$(AWS_ACCESS_KEY_ID):\$(AWS_SECRET_ACCESS_KEY)@$hostport"}
             - {name: BUCKET, value: "$bucket"}
+            - {name: DUMP, value: "$dump"}
           command: ["/bin/sh", "-c"]
           args:
-            - >-
-              latest=\$(mc find "s3/\$BUCKET" --name '*.dump' | sort | tail -n 1) &&
-              [ -n "\$latest" ] && mc cp "\$latest" /dump/latest.dump
+            - mc cp "s3/\$BUCKET/\$DUMP" /dump/latest.dump
           volumeMounts:
             - {name: dump, mountPath: /dump}
       containers:
