@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/intentops/terraform-provider-cp/internal/diagnose"
@@ -336,5 +337,24 @@ func TestNodeModelIsTheAddedHost(t *testing.T) {
 	ip = nodePlanOf(data, &nodeResModel{ClusterHandle: str(handle), Node: &hostResModel{Name: str("master-2"), Address: str("10.0.0.2"), Role: str("master")}}, &diags)
 	if h := ip.spec.Hosts[len(ip.spec.Hosts)-1].Host; h.Role != protocol.RoleMaster {
 		t.Fatalf("got: role %q want: master", h.Role)
+	}
+}
+
+// cp_plan's state_artifacts and state_capabilities are the planner's
+// state: each artifact with its expiry (which makes an expired one be
+// produced again), each capability by key.
+func TestPlanStateFromHCL(t *testing.T) {
+	var diags diag.Diagnostics
+	s := toState([]stateArtifactModel{{ID: types.StringValue("kubeadm.join_token"), ExpiresAt: types.StringValue("2026-11-30T12:00:00Z")}},
+		[]string{"kubernetes.api"}, path.Root("state_artifacts"), &diags)
+	if diags.HasError() {
+		t.Fatalf("got: %q want: no error", errorsAt(diags))
+	}
+	want := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	if len(s.Artifacts) != 1 || s.Artifacts[0].ID != "kubeadm.join_token" || !s.Artifacts[0].ExpiresAt.Equal(want) {
+		t.Fatalf("got: artifacts %+v want: kubeadm.join_token expiring %s", s.Artifacts, want)
+	}
+	if len(s.Capabilities) != 1 || s.Capabilities[0].Key != "kubernetes.api" {
+		t.Fatalf("got: capabilities %+v want: kubernetes.api", s.Capabilities)
 	}
 }
