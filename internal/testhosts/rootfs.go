@@ -1,6 +1,8 @@
 package testhosts
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -157,6 +159,9 @@ func (c *Cluster) prepareUpper(h *hostProc, hostKey keyPair) error {
 		{hostConfDir + "/passwords", []byte(passwords.String()), 0o600},
 		{hostSessionCmd, []byte(sessionScript), 0o755},
 		{"/etc/hostname", []byte(h.name + "\n"), 0o644},
+		// Each host its own machine id, as real machines have (the
+		// machine's own would show through the overlay on every host).
+		{"/etc/machine-id", []byte(machineID() + "\n"), 0o444},
 		{"/etc/hosts", etcHosts(etcHostsBase, c.addrByName()), 0o644},
 	}
 	for _, f := range files {
@@ -170,4 +175,13 @@ func (c *Cluster) prepareUpper(h *hostProc, hostKey keyPair) error {
 		}
 	}
 	return nil
+}
+
+// machineID is a fresh /etc/machine-id: 32 lower-case hex digits.
+func machineID() string {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		panic(fmt.Sprintf("testhosts: machine id: %v", err))
+	}
+	return hex.EncodeToString(b)
 }
