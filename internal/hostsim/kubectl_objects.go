@@ -273,6 +273,9 @@ func (s *sim) applyDoc(st *State, p flags, source string, doc map[string]any) (s
 	}
 	if action != "unchanged" {
 		st.putObject(o)
+		if o.Kind == "Job" {
+			s.tempoIngest(st, o)
+		}
 	}
 	return r.ref() + "/" + o.Name + " " + action, 0
 }

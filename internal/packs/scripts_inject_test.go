@@ -361,8 +361,10 @@ func TestDeployTempoValues(t *testing.T) {
 // TestVerifyIngestionJob: the verify image was pasted into the Job.
 func TestVerifyIngestionJob(t *testing.T) {
 	const script = "tempo/scripts/verify-ingestion-and-query.sh"
-	arts := map[string]string{"kubeconfig.admin": "apiVersion: v1\n"}
+	arts := map[string]string{"kubeconfig.admin": "apiVersion: v1\n", "object_storage.s3.endpoint": "http://127.0.0.1:8333",
+		"object_storage.s3.credentials": "AWS_ACCESS_KEY_ID=tempo-key\nAWS_SECRET_ACCESS_KEY=tempo-secret-key\n"}
 	h := newScriptHost(t)
+	h.stub("aws", tempoAWS("None", "single-tenant/7f3d9a10-0000-4000-8000-000000000002/meta.json", `{"tenantID":"single-tenant"}`, false))
 	succeeded(t, h.run(script, h.artifactEnv(packEnv(t, "tempo", nil), arts)))
 	var job map[string]any
 	for _, d := range yamlDocs(t, h.log(h.stdin)) {
