@@ -167,7 +167,7 @@ var registryProbeURL = regexp.MustCompile(`^https?://([A-Za-z0-9.-]+|\[[0-9A-Fa-
 // apt repository keys the builtin scripts download or probes a registry.
 func (s *sim) curlReal(args []string) (int, bool) {
 	for _, a := range args {
-		if registryProbeURL.MatchString(a) {
+		if registryProbeURL.MatchString(a) || cniManifestURL.MatchString(a) {
 			return 0, false
 		}
 		for _, re := range aptKeyURLs {
@@ -188,6 +188,9 @@ func (s *sim) curl(p flags) int {
 	if registryProbeURL.MatchString(u) && len(p.pos) == 1 {
 		return s.curlRegistryProbe(p, u)
 	}
+	if cniManifestURL.MatchString(u) && len(p.pos) == 1 {
+		return s.curlManifest(p, u)
+	}
 	var key []string
 	for _, re := range aptKeyURLs {
 		if m := re.FindStringSubmatch(u); m != nil {
@@ -196,6 +199,9 @@ func (s *sim) curl(p flags) int {
 	}
 	if key == nil || len(p.pos) != 1 {
 		return s.notEmulated("curl", "(one apt repository key URL)")
+	}
+	if o := p.get("o"); o != "" {
+		return s.notEmulated("curl", "-o", o, "(a key goes to stdout)")
 	}
 	showErr := !p.has("s") || p.has("S")
 	if broken, _ := s.resolveBroken(); broken {

@@ -50,7 +50,7 @@ func scope() map[string]tool {
 			{path: "pull", run: (*sim).crictlPull},
 		}},
 		"curl": {bundles: true, real: (*sim).curlReal, cmds: []command{
-			{path: "", flags: []string{"f", "s", "S", "L", "o=/dev/null", "w=%{http_code}", "max-time="}, run: (*sim).curl},
+			{path: "", flags: []string{"f", "s", "S", "L", "o=/dev/null|/*", "w=%{http_code}", "max-time="}, run: (*sim).curl},
 		}},
 		"etcdctl": {global: []string{"endpoints=", "cacert=", "cert=", "key="}, cmds: []command{
 			{path: "endpoint health", run: (*sim).etcdctlEndpointHealth},
@@ -74,7 +74,7 @@ func scope() map[string]tool {
 			{path: "certs check-expiration", run: (*sim).kubeadmCertsCheckExpiration},
 			{path: "certs renew all", run: (*sim).kubeadmCertsRenewAll},
 			{path: "config images list", flags: []string{"kubernetes-version="}, run: (*sim).kubeadmImagesList},
-			{path: "init", flags: []string{"config="}, run: (*sim).kubeadmInit},
+			{path: "init", flags: []string{"config=", "skip-token-print"}, run: (*sim).kubeadmInit},
 			{path: "init phase upload-certs", flags: []string{"upload-certs"}, run: (*sim).kubeadmUploadCerts},
 			{path: "join", flags: []string{"config=", "token=", "discovery-token-ca-cert-hash="}, run: (*sim).kubeadmJoin},
 			{path: "reset", flags: []string{"f"}, run: (*sim).kubeadmReset},
@@ -98,9 +98,10 @@ func scope() map[string]tool {
 			{path: "uncordon", run: kubeWrite((*sim).kubectlUncordon)},
 			{path: "wait", flags: []string{"for=condition=*", "timeout=", "all"}, run: (*sim).kubectlWait},
 		}},
-		"modprobe": {cmds: []command{{path: "", run: (*sim).modprobe}}},
-		"swapoff":  {cmds: []command{{path: "", flags: []string{"a"}, run: (*sim).swapoff}}},
-		"sysctl":   {cmds: []command{{path: "", flags: []string{"n", "w"}, run: (*sim).sysctl}}},
+		"modprobe":    {cmds: []command{{path: "", run: (*sim).modprobe}}},
+		"swapoff":     {cmds: []command{{path: "", flags: []string{"a"}, run: (*sim).swapoff}}},
+		"timedatectl": {cmds: []command{{path: "show", flags: []string{"p=NTPSynchronized", "value"}, run: (*sim).timedatectlShow}}},
+		"sysctl":      {cmds: []command{{path: "", flags: []string{"n", "w"}, run: (*sim).sysctl}}},
 		"systemctl": {cmds: []command{
 			{path: "daemon-reload", run: (*sim).systemctlDaemonReload},
 			{path: "disable", flags: []string{"now"}, run: (*sim).systemctlChange},

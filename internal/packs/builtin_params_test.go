@@ -13,7 +13,7 @@ func TestBuiltinParamTypes(t *testing.T) {
 	release := "dns_label"
 	want := map[string]map[string]string{
 		"kubernetes": {
-			"cluster_name": "dns_label", "kubernetes_version": "semver", "cni": "enum", "cni_manifest": "string", "container_runtime": "enum",
+			"cluster_name": "dns_label", "kubernetes_version": "semver", "cni": "enum", "cni_manifest": "string", "cni_manifest_sha256": "string", "container_runtime": "enum",
 			"storage": "enum", "longhorn_version": "semver", "pod_cidr": "ipv4_cidr", "service_cidr": "ipv4_cidr", "control_plane_endpoint": "host_port",
 			"registry_host": "dns_subdomain", "registry_mirrors": "list", "mirrored_registries": "list", "wireguard_cidr": "ipv4_cidr",
 			"wireguard_port": "integer", "min_cpus": "integer", "min_memory_mb": "integer", "min_disk_gb": "integer",
@@ -78,6 +78,7 @@ func TestBuiltinParamBounds(t *testing.T) {
 		{"kubernetes", "mirrored_registries", []string{"docker.io,quay.io", "registry.local:5000"}, []string{"docker.io/library", "..", "a..b", "docker.io,", "Docker.io"}},
 		{"kubernetes", "registry_mirrors", []string{"https://mirror.gcr.io,http://10.0.0.5:5000"}, []string{"https://a b", `https://a"b`, "mirror.gcr.io"}},
 		{"kubernetes", "cni_manifest", []string{"https://raw.example.com/calico.yaml", "/srv/cni/calico.yaml"}, []string{"/", "/srv/../etc/x", "-f", "file:///etc/x", "https://a.example/x y", "relative.yaml"}},
+		{"kubernetes", "cni_manifest_sha256", []string{"0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a"}, []string{"0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A", "000000000000000000000000000000000000000000000000000000000000000", "00000000000000000000000000000000000000000000000000000000000000000", "000000000000000000000000000000000000000000000000000000000000000;"}},
 		{"minio", "bucket", []string{"abc", "tempo-traces", "a.b.c"}, []string{"ab", "a..b", "Tempo", "-abc", "a_b"}},
 		{"minio", "release_name", []string{"minio"}, []string{"a234567890123456789012345678901234567890123456789012345"}},
 		{"minio", "region", []string{"us-east-1"}, []string{"US", "eu central"}},

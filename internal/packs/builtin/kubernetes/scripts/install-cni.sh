@@ -29,13 +29,46 @@ check host "${CP_HOST:-}" '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' "a Kubernetes
 [[ -z "${CP_PARAM_CNI_MANIFEST:-}" ]] || check cni_manifest "$CP_PARAM_CNI_MANIFEST" \
   '^(https?://[]A-Za-z0-9._~:/?#@!$&()*+,;=%[-]+|/[A-Za-z0-9._+/-]+)$' "an http(s) URL or an absolute path"
 
+[[ -z "${CP_PARAM_CNI_MANIFEST_SHA256:-}" ]] || check cni_manifest_sha256 "$CP_PARAM_CNI_MANIFEST_SHA256" '^[0-9a-f]{64}$' \
+  "a SHA-256 of 64 lowercase hex digits"
+
 kc=(--kubeconfig /etc/kubernetes/admin.conf)
+# apply_manifest SOURCE NAME applies the manifest at SOURCE (a URL or a
+# path). With cni_manifest_sha256 it first downloads (or copies) it to a
+# root-only file NAME, checks it with sha256sum -c, and applies only that
+# file: a manifest with another digest fails here, before anything is
+# applied.
+apply_manifest() {
+  if [[ -z "${CP_PARAM_CNI_MANIFEST_SHA256:-}" ]]; then
+    kubectl "${kc[@]}" apply -f "$1"
+    return
+  fi
+  local dir
+  dir=$(mktemp -d)
+  # shellcheck disable=SC2064 # the directory is known now
+  trap "rm -rf -- '$dir'" EXIT
+  chmod 0700 "$dir"
+  if [[ $1 == http://* || $1 == https://* ]]; then
+    curl -fsSL -o "$dir/$2" "$1" || fail "cannot download the $CP_PARAM_CNI manifest $1; nothing was applied"
+  else
+    [[ -f $1 ]] || fail "the $CP_PARAM_CNI manifest $1 does not exist on $CP_HOST; nothing was applied"
+    cp -- "$1" "$dir/$2"
+  fi
+  printf '%s  %s\n' "$CP_PARAM_CNI_MANIFEST_SHA256" "$2" >"$dir/$2.sha256"
+  if ! (cd "$dir" && sha256sum -c --status "$2.sha256"); then
+    local got
+    got=$(sha256sum "$dir/$2" | cut -d' ' -f1)
+    fail "the $CP_PARAM_CNI manifest $1 has sha256 $got, not cni_manifest_sha256 $CP_PARAM_CNI_MANIFEST_SHA256; nothing was applied: check the manifest's source, or set cni_manifest_sha256 to the digest of the manifest you mean to apply"
+  fi
+  echo "install-cni: $1 matches cni_manifest_sha256"
+  kubectl "${kc[@]}" apply -f "$dir/$2"
+}
 case "$CP_PARAM_CNI" in
   calico)
-    kubectl "${kc[@]}" apply -f "${CP_PARAM_CNI_MANIFEST:-https://raw.githubusercontent.com/projectcalico/calico/v3.28.2/manifests/calico.yaml}"
+    apply_manifest "${CP_PARAM_CNI_MANIFEST:-https://raw.githubusercontent.com/projectcalico/calico/v3.28.2/manifests/calico.yaml}" calico.yaml
     ;;
   flannel)
-    kubectl "${kc[@]}" apply -f "${CP_PARAM_CNI_MANIFEST:-https://github.com/flannel-io/flannel/releases/download/v0.25.7/kube-flannel.yml}"
+    apply_manifest "${CP_PARAM_CNI_MANIFEST:-https://github.com/flannel-io/flannel/releases/download/v0.25.7/kube-flannel.yml}" kube-flannel.yml
     ;;
   cilium)
     helm upgrade --install cilium cilium --repo https://helm.cilium.io/ --version 1.16.3 \
