@@ -358,3 +358,32 @@ func TestPlanStateFromHCL(t *testing.T) {
 		t.Fatalf("got: capabilities %+v want: kubernetes.api", s.Capabilities)
 	}
 }
+
+// cp_scenario_pack shows a pack's descriptive fields: title,
+// description, risk level, advanced mode, parameter descriptions, stage
+// titles and contracts, a job's type and rollback, an artifact's storage,
+// an evidence's source.
+func TestScenarioPackShowsItsFields(t *testing.T) {
+	p := &protocol.ScenarioPack{ID: "demo", Version: "1.0.0", Title: "Demo", Description: "A demo pack.",
+		Risk: protocol.Risk{DefaultLevel: "high"}, Editable: protocol.Editable{AdvancedMode: true},
+		Parameters: map[string]protocol.ParamSpec{"greeting": {Description: "What to say."}}}
+	m := flattenPack(p)
+	if m.Title.ValueString() != "Demo" || m.Description.ValueString() != "A demo pack." || m.RiskLevel.ValueString() != "high" || !m.AdvancedMode.ValueBool() {
+		t.Fatalf("got: %s %q %s %v want: Demo, its description, high, advanced mode", m.Title, m.Description, m.RiskLevel, m.AdvancedMode)
+	}
+	if len(m.Parameters) != 1 || m.Parameters[0].Description != "What to say." {
+		t.Fatalf("got: parameters %+v want: greeting with its description", m.Parameters)
+	}
+	tm := flattenTemplate(protocol.TemplateRef{ID: "demo.install", Action: "install"}, &protocol.PlanTemplate{ID: "demo.install", Title: "Install demo",
+		Stages: []protocol.Stage{{ID: "s", Title: "Stage one", Jobs: []string{"j"}, Requires: []string{"demo.ready"}, Produces: []string{"demo.done"}}}})
+	if s := tm.Stages[0]; tm.Title != "Install demo" || s.Title != "Stage one" || !slices.Equal(s.Requires, []string{"demo.ready"}) || !slices.Equal(s.Produces, []string{"demo.done"}) {
+		t.Fatalf("got: template %+v want: its title, the stage's title, requires and produces", tm)
+	}
+	jm := flattenJob(&protocol.Job{ID: "j", Title: "J", Type: "verification",
+		Controls: protocol.Controls{Rollback: protocol.Rollback{Supported: "partial"}},
+		Outputs: protocol.Outputs{Artifacts: []protocol.ArtifactSpec{{ID: "a", Sensitivity: protocol.SensitivitySecret, Storage: "secret_ref"}},
+			Evidence: []protocol.Evidence{{ID: "e", Source: "systemd", Command: "true"}}}})
+	if jm.Type != "verification" || jm.Rollback != "partial" || jm.Artifacts[0].Storage != "secret_ref" || jm.Evidence[0].Source != "systemd" {
+		t.Fatalf("got: job %+v want: type, rollback, storage and source shown", jm)
+	}
+}
