@@ -387,3 +387,11 @@ func TestScenarioPackShowsItsFields(t *testing.T) {
 		t.Fatalf("got: job %+v want: type, rollback, storage and source shown", jm)
 	}
 }
+
+// A state artifact's expiry that is not an RFC 3339 time is refused on
+// its own element of state_artifacts.
+func TestPlanStateBadExpiryOnItsPath(t *testing.T) {
+	var diags diag.Diagnostics
+	toState([]stateArtifactModel{{ID: types.StringValue("kubeadm.join_token"), ExpiresAt: types.StringValue("soon")}}, nil, path.Root("state_artifacts"), &diags)
+	wantOneError(t, diags, "state_artifacts[0].expires_at", "is not an RFC 3339 time", "")
+}

@@ -105,7 +105,7 @@ func toState(arts []stateArtifactModel, caps []string, base path.Path, diags *di
 		if v := strOr(a.ExpiresAt, ""); v != "" {
 			t, err := time.Parse(time.RFC3339, v)
 			if err != nil {
-				addAttrError(diags, base.AtName("artifacts").AtListIndex(i).AtName("expires_at"), "Invalid expiry",
+				addAttrError(diags, base.AtListIndex(i).AtName("expires_at"), "Invalid expiry",
 					fmt.Sprintf("%s is not an RFC 3339 time such as \"2026-11-30T12:00:00Z\".", paramtype.Quote(v)))
 			}
 			art.ExpiresAt = t
