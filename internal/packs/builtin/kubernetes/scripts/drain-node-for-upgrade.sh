@@ -22,5 +22,25 @@ if [[ "$(kubectl "${kc[@]}" get node "$CP_HOST" -o jsonpath='{.status.nodeInfo.k
   echo "drain-node-for-upgrade: $CP_HOST already runs v$version; not drained"
   exit 0
 fi
-kubectl "${kc[@]}" drain "$CP_HOST" --ignore-daemonsets --delete-emptydir-data --timeout="$CP_PARAM_DRAIN_TIMEOUT"
-echo "drain-node-for-upgrade: $CP_HOST drained"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if kubectl "${kc[@]}" drain "$CP_HOST" --ignore-daemonsets --delete-emptydir-data --timeout="$CP_PARAM_DRAIN_TIMEOUT" >"$log" 2>&1; then
+  cat "$log"
+  echo "drain-node-for-upgrade: $CP_HOST drained"
+  exit 0
+fi
+tail -n 20 "$log" >&2
+# A PodDisruptionBudget (Longhorn's instance managers hold one for the
+# last replica of a volume) keeps the drain from finishing: it fails
+# after drain_timeout; the node is uncordoned again, not upgraded.
+why="the drain of node $CP_HOST did not finish within drain_timeout $CP_PARAM_DRAIN_TIMEOUT"
+mapfile -t held < <(grep -o 'error when evicting pods/"[a-z0-9.-]*" -n "[a-z0-9-]*"' "$log" |
+  sed -E 's|.*pods/"([^"]*)" -n "([^"]*)"|\2/\1|' | sort -u | head -n 10)
+if ((${#held[@]} > 0)); then
+  printf -v pods '%s, ' "${held[@]}"
+  why="a PodDisruptionBudget allows no eviction of ${pods%, } from node $CP_HOST within drain_timeout $CP_PARAM_DRAIN_TIMEOUT (kubectl get pdb -A shows ALLOWED DISRUPTIONS 0)"
+fi
+if kubectl "${kc[@]}" uncordon "$CP_HOST" >/dev/null 2>&1; then
+  fail "$why. Node $CP_HOST was uncordoned again and is not upgraded. Make room (scale the workload, relax the budget; for Longhorn, let its volumes' replicas rebuild elsewhere) and apply again, or raise drain_timeout"
+fi
+fail "$why; uncordoning it again failed too, so it stays cordoned: on $CP_FIRST_MASTER run kubectl --kubeconfig /etc/kubernetes/admin.conf uncordon $CP_HOST"
