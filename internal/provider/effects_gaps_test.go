@@ -1,10 +1,14 @@
 package provider
 
 import (
+	"context"
+	"errors"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -394,4 +398,38 @@ func TestPlanStateBadExpiryOnItsPath(t *testing.T) {
 	var diags diag.Diagnostics
 	toState([]stateArtifactModel{{ID: types.StringValue("kubeadm.join_token"), ExpiresAt: types.StringValue("soon")}}, nil, path.Root("state_artifacts"), &diags)
 	wantOneError(t, diags, "state_artifacts[0].expires_at", "is not an RFC 3339 time", "")
+}
+
+// Each intent resource's timeouts reach the context its operation runs
+// under: create, update and delete each stop the operation at their own
+// limit, which the timeout names.
+func TestEveryIntentResourceTimesOutAtItsLimits(t *testing.T) {
+	limits := func() timeouts.Value {
+		return timeouts.Value{Object: types.ObjectValueMust(
+			map[string]attr.Type{"create": types.StringType, "update": types.StringType, "delete": types.StringType},
+			map[string]attr.Value{"create": types.StringValue("20ms"), "update": types.StringValue("30ms"), "delete": types.StringValue("40ms")})}
+	}
+	models := map[string]interface{ timeoutsValue() timeouts.Value }{
+		"cp_kubernetes_cluster": &clusterModel{Timeouts: limits()},
+		"cp_node":               &nodeResModel{Timeouts: limits()},
+		"cp_scenario":           &scenarioModel{Timeouts: limits()},
+		"cp_tempo":              &tempoModel{Timeouts: limits()},
+	}
+	for name, m := range models {
+		tv := m.timeoutsValue()
+		for _, c := range []struct {
+			kind string
+			get  func(context.Context, time.Duration) (time.Duration, diag.Diagnostics)
+			want time.Duration
+		}{{"create", tv.Create, 20 * time.Millisecond}, {"update", tv.Update, 30 * time.Millisecond}, {"delete", tv.Delete, 40 * time.Millisecond}} {
+			var diags diag.Diagnostics
+			ctx, cancel := withTimeout(context.Background(), c.kind, c.get, time.Hour, &diags)
+			<-ctx.Done()
+			var te *engine.TimeoutError
+			if !errors.As(context.Cause(ctx), &te) || te.After != c.want || te.Limit != "timeouts."+c.kind {
+				t.Errorf("%s %s: cause got: %v want: a TimeoutError of %s, timeouts.%s", name, c.kind, context.Cause(ctx), c.want, c.kind)
+			}
+			cancel()
+		}
+	}
 }
