@@ -185,3 +185,22 @@ func TestPreflightFailures(t *testing.T) {
 	e.write("master-1", "/root/bad.yaml", "apiVersion: kubeadm.k8s.io/v1beta2\nkind: ClusterConfiguration\n")
 	e.fails("master-1", "no kind \"ClusterConfiguration\" is registered", "kubeadm", "init", "--config", "/root/bad.yaml")
 }
+
+// kubeadm init --skip-token-print creates the bootstrap token but prints
+// it nowhere: the join commands show "<value withheld>".
+func TestKubeadmInitSkipTokenPrint(t *testing.T) {
+	e := newEnv(t)
+	e.prepareNode("master-1")
+	r := e.must("master-1", "kubeadm", "init", "--skip-token-print")
+	contains(t, r, "Your Kubernetes control-plane has initialized successfully!", "--token <value withheld>")
+	if regexp.MustCompile(`[a-z0-9]{6}\.[a-z0-9]{16}`).MatchString(r.out + r.err) {
+		t.Errorf("kubeadm init --skip-token-print printed a token:\n%s", r.out)
+	}
+	if strings.Contains(r.out, "[bootstrap-token] Using token") {
+		t.Errorf("the bootstrap-token phase printed its token line:\n%s", r.out)
+	}
+	e.vars["KUBECONFIG"] = "/etc/kubernetes/admin.conf"
+	if out := e.must("master-1", "kubeadm", "token", "list").out; !regexp.MustCompile(`[a-z0-9]{6}\.`).MatchString(out) {
+		t.Errorf("no bootstrap token was created: %q", out)
+	}
+}

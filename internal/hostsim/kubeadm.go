@@ -76,6 +76,12 @@ func (s *sim) kubeadmInit(p flags) int {
 			code = s.fail(1, "%v", err)
 			return nil
 		}
+		// --skip-token-print: the token is created but never printed;
+		// the join commands show "<value withheld>", as kubeadm does.
+		using := "[bootstrap-token] Using token: " + tok + "\n"
+		if p.has("skip-token-print") {
+			tok, using = "<value withheld>", ""
+		}
 		if err := s.writeControlPlaneFiles(st, nodeName); err != nil {
 			return err
 		}
@@ -112,8 +118,7 @@ func (s *sim) kubeadmInit(p flags) int {
 		s.printf("[upload-certs] Skipping phase. Please see --upload-certs\n")
 		s.printf(`[mark-control-plane] Marking the node %[1]s as control-plane by adding the labels: [node-role.kubernetes.io/control-plane node.kubernetes.io/exclude-from-external-load-balancers]
 [mark-control-plane] Marking the node %[1]s as control-plane by adding the taints [node-role.kubernetes.io/control-plane:NoSchedule]
-[bootstrap-token] Using token: %[2]s
-[bootstrap-token] Configuring bootstrap tokens, cluster-info ConfigMap, RBAC Roles
+%[2]s[bootstrap-token] Configuring bootstrap tokens, cluster-info ConfigMap, RBAC Roles
 [kubelet-finalize] Updating "/etc/kubernetes/kubelet.conf" to point to a rotatable kubelet client certificate and key
 [addons] Applied essential addon: CoreDNS
 [addons] Applied essential addon: kube-proxy
@@ -134,7 +139,7 @@ You should now deploy a pod network to the cluster.
 Run "kubectl apply -f [podnetwork].yaml" with one of the options listed at:
   https://kubernetes.io/docs/concepts/cluster-administration/addons/
 
-`, nodeName, tok)
+`, nodeName, using)
 		if cfg.ControlPlaneEndpoint != "" {
 			s.printf("You can now join any number of control-plane nodes running the following command on each as root:\n\n  kubeadm join %s --token %s \\\n\t--discovery-token-ca-cert-hash %s \\\n\t--control-plane\n\n", endpoint, tok, ca.Hash)
 		}

@@ -74,7 +74,7 @@ func scope() map[string]tool {
 			{path: "certs check-expiration", run: (*sim).kubeadmCertsCheckExpiration},
 			{path: "certs renew all", run: (*sim).kubeadmCertsRenewAll},
 			{path: "config images list", flags: []string{"kubernetes-version="}, run: (*sim).kubeadmImagesList},
-			{path: "init", flags: []string{"config="}, run: (*sim).kubeadmInit},
+			{path: "init", flags: []string{"config=", "skip-token-print"}, run: (*sim).kubeadmInit},
 			{path: "init phase upload-certs", flags: []string{"upload-certs"}, run: (*sim).kubeadmUploadCerts},
 			{path: "join", flags: []string{"config=", "token=", "discovery-token-ca-cert-hash="}, run: (*sim).kubeadmJoin},
 			{path: "reset", flags: []string{"f"}, run: (*sim).kubeadmReset},

@@ -106,7 +106,10 @@ $(node_ip_args "$api" "$node_ip")
 ---
 YAML
   cat "$CP_ARTIFACT_KUBEADM_CLUSTER_CONFIG" >>"$work/kubeadm.yaml"
-  kubeadm init --config "$work/kubeadm.yaml"
+  # --skip-token-print: init's own bootstrap token (valid 24h) would
+  # otherwise be printed twice into the job's log; nodes join with the
+  # token created below, which only the artifact holds.
+  kubeadm init --config "$work/kubeadm.yaml" --skip-token-print
 fi
 
 for _ in $(seq 1 60); do ready && break; sleep 5; done
