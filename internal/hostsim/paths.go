@@ -40,6 +40,7 @@ func Shadows() []string {
 		"/usr/local/bin/curl",
 		"/usr/local/bin/getent",
 		"/usr/local/bin/systemctl",
+		"/usr/local/bin/timedatectl",
 		"/usr/local/bin/wg",
 		"/usr/local/sbin/apt-get",
 		"/usr/local/sbin/modprobe",

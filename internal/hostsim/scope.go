@@ -98,9 +98,10 @@ func scope() map[string]tool {
 			{path: "uncordon", run: kubeWrite((*sim).kubectlUncordon)},
 			{path: "wait", flags: []string{"for=condition=*", "timeout=", "all"}, run: (*sim).kubectlWait},
 		}},
-		"modprobe": {cmds: []command{{path: "", run: (*sim).modprobe}}},
-		"swapoff":  {cmds: []command{{path: "", flags: []string{"a"}, run: (*sim).swapoff}}},
-		"sysctl":   {cmds: []command{{path: "", flags: []string{"n", "w"}, run: (*sim).sysctl}}},
+		"modprobe":    {cmds: []command{{path: "", run: (*sim).modprobe}}},
+		"swapoff":     {cmds: []command{{path: "", flags: []string{"a"}, run: (*sim).swapoff}}},
+		"timedatectl": {cmds: []command{{path: "show", flags: []string{"p=NTPSynchronized", "value"}, run: (*sim).timedatectlShow}}},
+		"sysctl":      {cmds: []command{{path: "", flags: []string{"n", "w"}, run: (*sim).sysctl}}},
 		"systemctl": {cmds: []command{
 			{path: "daemon-reload", run: (*sim).systemctlDaemonReload},
 			{path: "disable", flags: []string{"now"}, run: (*sim).systemctlChange},

@@ -82,7 +82,7 @@ func TestRenderSimpleState(t *testing.T) {
 	in := createInput(k)
 	in.Intent = clusterIntent(1, 3)
 	p := builtinCluster(t, in)
-	if got := RenderSimpleState(p, ViewState{}); got != RenderSimple(p) || !strings.Contains(got, "Validate nodes: 5 jobs, pending\n") {
+	if got := RenderSimpleState(p, ViewState{}); got != RenderSimple(p) || !strings.Contains(got, "Validate nodes: 10 jobs, pending\n") {
 		t.Errorf("without statuses:\n%s", got)
 	}
 	st := ViewState{Satisfied: map[string]bool{}, Repair: map[string]string{"validate-nodes[worker-2]": "evidence x failed"}}
@@ -92,11 +92,11 @@ func TestRenderSimpleState(t *testing.T) {
 		}
 	}
 	got := RenderSimpleState(p, st)
-	if !strings.Contains(got, "Validate nodes: 5 jobs, 1 will run, 3 satisfied, 1 repair\n") || !strings.Contains(got, "Install CNI: 1 job, 1 will run, 0 satisfied\n") {
+	if !strings.Contains(got, "Validate nodes: 10 jobs, 3 will run, 6 satisfied, 1 repair\n") || !strings.Contains(got, "Install CNI: 1 job, 1 will run, 0 satisfied\n") {
 		t.Errorf("with statuses:\n%s", got)
 	}
 	done := RenderSimpleState(p, ViewState{Completed: true})
-	if strings.Contains(done, "pending") || !strings.Contains(done, "Validate nodes: 5 jobs, done\n") {
+	if strings.Contains(done, "pending") || !strings.Contains(done, "Validate nodes: 10 jobs, done\n") {
 		t.Errorf("completed:\n%s", done)
 	}
 }
