@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -178,7 +179,7 @@ func artifactOf(s *terraform.State, addr, id string) (map[string]string, error) 
 }
 
 // snapshotArtifact checks the etcd.snapshot artifact of a resource: its
-// fingerprint is the SHA-256 of its value, and the snapshot file it names
+// fingerprint is the SHA-256 of the manifest etcd-snapshot wrote, and the snapshot file it names
 // on master-1 has the sha256 it records (read there with sha256sum).
 func snapshotArtifact(t *testing.T, c *testhosts.Cluster, addr string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
@@ -186,9 +187,11 @@ func snapshotArtifact(t *testing.T, c *testhosts.Cluster, addr string) resource.
 		if err != nil {
 			return err
 		}
-		sum := sha256.Sum256([]byte(a["value"]))
+		// The job wrote the manifest with a final newline; the state keeps
+		// the value without it.
+		sum := sha256.Sum256([]byte(a["value"] + "\n"))
 		if want := "sha256:" + hex.EncodeToString(sum[:]); a["fingerprint"] != want {
-			return fmt.Errorf("etcd.snapshot fingerprint %q, want %q (the SHA-256 of its value %q)", a["fingerprint"], want, a["value"])
+			return fmt.Errorf("etcd.snapshot fingerprint %q, want %q (the SHA-256 of the manifest %q)", a["fingerprint"], want, a["value"])
 		}
 		m := regexp.MustCompile(`(?m)^file=(/var/lib/cp/kubernetes/etcd-snapshots/etcd-[0-9]{8}T[0-9]{6}Z\.db)\nsha256=([0-9a-f]{64})$`).FindStringSubmatch(a["value"])
 		if m == nil {
@@ -249,8 +252,11 @@ func TestAccDay2_upgradeTakesSnapshot(t *testing.T) {
 	})
 }
 
-// etcdMembers lists the etcd member names master-1's etcd reports.
+// etcdMembers lists, sorted, the etcd member names master-1's etcd reports, read
+// with Debian's etcd-client as a person on the master would (installed
+// first when missing: only etcd-snapshot installs it).
 func etcdMembers(t *testing.T, c *testhosts.Cluster) string {
+	onHost(t, c, "master-1", "command -v etcdctl >/dev/null || sudo apt-get install -y etcd-client >/dev/null")
 	out := onHost(t, c, "master-1", "sudo ETCDCTL_API=3 etcdctl --endpoints=https://127.0.0.1:2379 --cacert=/etc/kubernetes/pki/etcd/ca.crt "+
 		"--cert=/etc/kubernetes/pki/etcd/healthcheck-client.crt --key=/etc/kubernetes/pki/etcd/healthcheck-client.key member list -w simple")
 	var names []string
@@ -259,6 +265,7 @@ func etcdMembers(t *testing.T, c *testhosts.Cluster) string {
 			names = append(names, f[2])
 		}
 	}
+	slices.Sort(names)
 	return strings.Join(names, ",")
 }
 
@@ -268,11 +275,14 @@ func etcdMembers(t *testing.T, c *testhosts.Cluster) string {
 // etcd member list on master-1 names master-1..3 before and master-1,2
 // after; remove-etcd-member's evidence holds, the plan orders it after
 // the snapshot, and the scenario's state holds the etcd.snapshot artifact
-// with its fingerprint. master-3 is no longer a node.
+// with its fingerprint. master-3 is no longer a node. The cluster
+// resource still lists master-3 (a change of its masters replaces it), so
+// its evidence would plan master-3's repair: the provider checks no
+// evidence at refresh here (refresh_evidence = false).
 func TestAccDay2_removeMaster(t *testing.T) {
 	testAccPreCheck(t)
 	c := accHosts(t, "remove-master", "master-1", "master-2", "master-3")
-	prov := accProvider(c, "")
+	prov := accProvider(c, "refresh_evidence = false")
 	cluster := day2Cluster(c, "remove-master", []string{"master-1", "master-2", "master-3"}, nil, "")
 	remove := day2Action("remove", "remove-master", "remove_node", `targets   = ["master-3"]
   approvals = [{ gate = "confirm-node-removal", option = "remove node" }]`)
@@ -312,6 +322,59 @@ func TestAccDay2_removeMaster(t *testing.T) {
 						}
 						if st.Nodes["master-3"] != nil {
 							return fmt.Errorf("master-3 is still a node after its removal")
+						}
+						return nil
+					},
+				),
+			},
+		},
+	})
+}
+
+// The CNI manifest's checksum through OpenTofu: with cni_manifest_sha256
+// not the digest of the calico manifest (what the simulator's curl serves
+// for the pinned release URL) the create fails at install-cni naming both
+// digests, and no CNI is applied; with the manifest's digest the same
+// apply resumes and completes: calico applied, the node Ready.
+func TestAccDay2_cniManifestChecksum(t *testing.T) {
+	testAccPreCheck(t)
+	c := accHosts(t, "cni-sum", "master-1")
+	prov := accProvider(c, "")
+	sum := sha256.Sum256(hostsim.CNIManifest("calico"))
+	good := hex.EncodeToString(sum[:])
+	wrong := strings.Repeat("0", 64)
+	cluster := func(digest string) string {
+		return prov + day2Cluster(c, "cni-sum", []string{"master-1"}, nil, fmt.Sprintf("parameters = { cni_manifest_sha256 = %q }", digest))
+	}
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: cluster(wrong),
+				ExpectError: regexp.MustCompile(`(?s)install-cni on master-1: the calico manifest\s+https://raw.githubusercontent.com/projectcalico/calico/v3.28.2/manifests/calico.yaml\s+has\s+sha256\s+` +
+					good + `,\s+not\s+cni_manifest_sha256\s+` + wrong + `;\s+nothing\s+was\s+applied`),
+			},
+			{
+				PreConfig: func() {
+					st, err := hostsim.ReadState(c.SimulatorStateDir())
+					if err != nil {
+						t.Fatal(err)
+					}
+					if st.CNI != "" {
+						t.Fatalf("CNI %q applied although the manifest's digest was wrong", st.CNI)
+					}
+				},
+				Config: cluster(good),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("cp_kubernetes_cluster.k", "operation.status", "Completed"),
+					func(*terraform.State) error {
+						st, err := hostsim.ReadState(c.SimulatorStateDir())
+						if err != nil {
+							return err
+						}
+						if st.CNI != "calico" || !st.NodeReady("master-1") {
+							return fmt.Errorf("after the create CNI %q, master-1 Ready %v; want calico and Ready", st.CNI, st.NodeReady("master-1"))
 						}
 						return nil
 					},
