@@ -196,3 +196,27 @@ func mergeValues(dst, src map[string]any) map[string]any {
 	}
 	return dst
 }
+
+// helmGetValues is helm get values RELEASE [-o json]: the user-supplied
+// values (the --values files merged), as YAML under "USER-SUPPLIED
+// VALUES:" or as JSON (null when none were given).
+func (s *sim) helmGetValues(st *State, p flags) int {
+	r, ok := st.Releases[helmNamespace(p)+"/"+p.arg(2)]
+	if !ok {
+		return s.fail(1, "Error: release: not found")
+	}
+	if p.get("o") == "json" {
+		b, err := json.Marshal(r.Values)
+		if err != nil {
+			return s.fail(1, "Error: %v", err)
+		}
+		s.printf("%s\n", b)
+		return 0
+	}
+	b, err := yaml.Marshal(r.Values)
+	if err != nil {
+		return s.fail(1, "Error: %v", err)
+	}
+	s.printf("USER-SUPPLIED VALUES:\n%s", b)
+	return 0
+}

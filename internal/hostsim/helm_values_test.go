@@ -24,3 +24,33 @@ func TestHelmValuesKept(t *testing.T) {
 		t.Fatalf("got: %v want: %v", got, want)
 	}
 }
+
+// helm get values prints the user-supplied values of a release, as JSON
+// with -o json (null without --values) or as YAML; an unknown release is
+// not found.
+func TestHelmGetValues(t *testing.T) {
+	e := newEnv(t)
+	initCluster(t, e, true)
+	e.write("master-1", "/root/v.yaml", "defaultSettings:\n  taintToleration: \"node-role.kubernetes.io/control-plane:NoSchedule\"\n")
+	up := func(name string, extra ...string) {
+		e.must("master-1", append([]string{"helm", "upgrade", "--install", name, "longhorn", "--repo", "https://charts.longhorn.io", "--namespace", "longhorn-system",
+			"--create-namespace", "--kubeconfig=/etc/kubernetes/admin.conf"}, extra...)...)
+	}
+	up("longhorn", "--values", "/root/v.yaml")
+	up("bare")
+	get := func(name string, extra ...string) result {
+		return e.run("master-1", append([]string{"helm", "get", "values", name, "--namespace", "longhorn-system", "--kubeconfig", "/etc/kubernetes/admin.conf"}, extra...)...)
+	}
+	if r := get("longhorn", "-o", "json"); r.code != 0 || r.out != `{"defaultSettings":{"taintToleration":"node-role.kubernetes.io/control-plane:NoSchedule"}}`+"\n" {
+		t.Errorf("get values -o json: exit %d %q", r.code, r.out)
+	}
+	if r := get("longhorn"); r.code != 0 || r.out != "USER-SUPPLIED VALUES:\ndefaultSettings:\n    taintToleration: node-role.kubernetes.io/control-plane:NoSchedule\n" {
+		t.Errorf("get values: exit %d %q", r.code, r.out)
+	}
+	if r := get("bare", "-o", "json"); r.code != 0 || r.out != "null\n" {
+		t.Errorf("get values -o json of a release without values: exit %d %q", r.code, r.out)
+	}
+	if r := get("missing", "-o", "json"); r.code != 1 || r.err != "Error: release: not found\n" {
+		t.Errorf("get values of a missing release: exit %d %q", r.code, r.err)
+	}
+}

@@ -64,6 +64,7 @@ func scope() map[string]tool {
 			{path: "hosts", run: (*sim).getentHosts},
 		}},
 		"helm": {global: []string{"kubeconfig=", "namespace="}, cmds: []command{
+			{path: "get values", flags: []string{"o=json"}, run: helmCluster((*sim).helmGetValues)},
 			{path: "status", flags: []string{"o=json"}, run: helmCluster((*sim).helmStatusCmd)},
 			{path: "uninstall", flags: []string{"wait"}, run: helmCluster((*sim).helmUninstall)},
 			{path: "upgrade", flags: []string{"install", "repo=", "version=", "create-namespace", "values=", "set=", "wait", "timeout="},

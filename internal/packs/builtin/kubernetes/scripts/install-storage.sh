@@ -29,7 +29,35 @@ if [[ "$CP_PARAM_STORAGE" == none ]]; then
 fi
 check longhorn_version "${CP_PARAM_LONGHORN_VERSION:-}" '^v?[0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9}(-[0-9A-Za-z.-]{1,64})?$' \
   "a chart version such as 1.7.2"
+# A cluster of masters only (CP_HOSTS lists no worker) has no node without
+# kubeadm's control-plane taint: Longhorn's manager, driver and UI, and the
+# components it deploys itself (defaultSettings.taintToleration), must
+# tolerate it. The values are fixed: no parameter reaches them.
+values=()
+workers=0
+while read -r _ _ role; do
+  [[ $role == worker ]] && workers=$((workers + 1))
+done < <(tr , '\n' <<<"${CP_HOSTS:-}")
+if ((workers == 0)); then
+  vf=$(mktemp)
+  trap 'rm -f "$vf"' EXIT
+  cat >"$vf" <<'YAML'
+defaultSettings:
+  taintToleration: "node-role.kubernetes.io/control-plane:NoSchedule"
+longhornManager:
+  tolerations:
+    - {key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}
+longhornDriver:
+  tolerations:
+    - {key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}
+longhornUI:
+  tolerations:
+    - {key: node-role.kubernetes.io/control-plane, operator: Exists, effect: NoSchedule}
+YAML
+  values=(--values "$vf")
+  echo "install-storage: no worker in the cluster; Longhorn tolerates the control-plane taint"
+fi
 helm upgrade --install longhorn longhorn --repo https://charts.longhorn.io \
   --version "$CP_PARAM_LONGHORN_VERSION" --namespace longhorn-system --create-namespace \
-  --kubeconfig /etc/kubernetes/admin.conf --wait --timeout 15m
+  --kubeconfig /etc/kubernetes/admin.conf "${values[@]}" --wait --timeout 15m
 echo "install-storage: Longhorn $CP_PARAM_LONGHORN_VERSION installed"
