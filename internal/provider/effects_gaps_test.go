@@ -279,7 +279,7 @@ func TestEveryIntentResourceCarriesItsDecisions(t *testing.T) {
 	interventions := []interventionModel{{Job: str("join-workers"), Node: str("worker-1")}}
 	patches := []planPatchModel{{ID: str("p-1"), Author: str("ana"), Reason: str("why"), Changes: []patchChangeModel{{Remove: str("install-storage")}}}}
 	custom := &customizationModel{BaseTemplate: str("kubernetes.create@1.0.0")}
-	cluster := &clusterModel{Name: str("prod"), Masters: []nodeModel{{Name: str("master-1"), Address: str("10.0.0.1")}},
+	cluster := &clusterModel{Name: str("prod"), Environment: str("qa"), Masters: []nodeModel{{Name: str("master-1"), Address: str("10.0.0.1")}},
 		Approvals: approvals, Interventions: interventions, PlanPatches: patches, Customizations: custom}
 	kpack, _ := data.Catalog.Get("kubernetes", "")
 	handle := clusterHandle(cluster, kpack).Encode()
@@ -294,7 +294,7 @@ func TestEveryIntentResourceCarriesItsDecisions(t *testing.T) {
 			Approvals: approvals, Interventions: interventions, PlanPatches: patches}, nil, data, &d), false},
 		"cp_scenario": {scenarioHooks{}.spec(&scenarioModel{Pack: str("postgresql-host"), Name: str("db"), ClusterHandle: str(handle),
 			Approvals: approvals, Interventions: interventions, PlanPatches: patches, Customizations: custom}, nil, data, &d), true},
-		"cp_tempo": {tempoHooks{}.spec(&tempoModel{Name: str("tracing"), ClusterHandle: str(handle), ObjectStorage: storage,
+		"cp_tempo": {tempoHooks{}.spec(&tempoModel{Name: str("tracing"), Environment: str("qa"), ClusterHandle: str(handle), ObjectStorage: storage,
 			Approvals: approvals, Interventions: interventions, PlanPatches: patches, Customizations: custom}, nil, data, &d), true},
 	}
 	for name, c := range cases {
@@ -310,6 +310,15 @@ func TestEveryIntentResourceCarriesItsDecisions(t *testing.T) {
 		if c.custom && (c.ip.spec.Customization == nil || c.ip.spec.Customization.BaseTemplate != "kubernetes.create@1.0.0") {
 			t.Errorf("%s: customization got: %+v want: the resource's", name, c.ip.spec.Customization)
 		}
+	}
+	for _, name := range []string{"cp_kubernetes_cluster", "cp_tempo"} {
+		if env := cases[name].ip.spec.Environment; env != "qa" {
+			t.Errorf("%s: environment got: %q want: its own, qa", name, env)
+		}
+	}
+	// cp_node takes the cluster's environment from the handle.
+	if env := cases["cp_node"].ip.spec.Environment; env != "qa" {
+		t.Errorf("cp_node: environment got: %q want: the cluster's, qa", env)
 	}
 	// cp_tempo's object_storage is the first candidate, of object_storage.s3
 	// by default, and its bucket is Tempo's bucket parameter.
