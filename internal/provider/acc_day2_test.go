@@ -383,3 +383,34 @@ func TestAccDay2_cniManifestChecksum(t *testing.T) {
 		},
 	})
 }
+
+// Longhorn as the storage of a cluster of masters only, through OpenTofu:
+// the create's evidence shows the Longhorn release tolerating the
+// control-plane taint (read from its values), open-iscsi and nfs-common
+// installed (the hosts' real Debian packages) with iscsid enabled and
+// active, and no multipathd to configure on these Debian hosts.
+func TestAccDay2_longhornMastersOnly(t *testing.T) {
+	testAccPreCheck(t)
+	c := accHosts(t, "longhorn-cp", "master-1")
+	cluster := strings.Replace(day2Cluster(c, "longhorn-cp", []string{"master-1"}, nil, ""), `storage        = "none"`, `storage        = "longhorn"`, 1)
+	addr := "cp_kubernetes_cluster.k"
+	evidence := func(instance, id, observed string) resource.TestCheckFunc {
+		return resource.TestMatchTypeSetElemNestedAttrs(addr, "evidence.*", map[string]*regexp.Regexp{
+			"instance": regexp.MustCompile(`^` + regexp.QuoteMeta(instance) + `$`), "id": regexp.MustCompile(`^` + id + `$`),
+			"passed": regexp.MustCompile(`^true$`), "observed": regexp.MustCompile(`^` + regexp.QuoteMeta(observed) + `$`)})
+	}
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: accProvider(c, "") + cluster,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr(addr, "operation.status", "Completed"),
+				evidence("install-storage[master-1]", "longhorn_tolerates_control_plane", "tolerates"),
+				evidence("install-kubernetes-packages[master-1]", "longhorn_host_packages", "2 install ok installed"),
+				evidence("install-kubernetes-packages[master-1]", "longhorn_iscsid_running", "enabled active"),
+				evidence("install-kubernetes-packages[master-1]", "longhorn_multipath_blacklist", "no-multipathd"),
+			),
+		}},
+	})
+}
