@@ -112,6 +112,7 @@ func TestClusterAttributesReachThePackParameters(t *testing.T) {
 		RegistryMirrors: []string{"https://m1.internal:5000", "https://m2.internal:5000"},
 		Region:          str("eu-central"), RequireHAControlPlane: types.BoolValue(true),
 		Parameters: map[string]string{"control_plane_endpoint": "lb.internal:6443"},
+		Proxy:      &proxyModel{HTTP: str("http://proxy.internal:3128"), HTTPS: str("http://proxy.internal:3129"), NoProxy: []string{".corp.internal", "10.0.0.0/8"}},
 		Masters: []nodeModel{{Name: str("master-1"), Address: str("203.0.113.10"), NodeAddress: str("10.0.0.10"), WireGuardEndpoint: str("198.51.100.10")},
 			{Name: str("master-2"), Address: str("10.0.0.11")}},
 	}
@@ -122,6 +123,7 @@ func TestClusterAttributesReachThePackParameters(t *testing.T) {
 		"registry_mirrors":       "https://m1.internal:5000,https://m2.internal:5000",
 		"control_plane_endpoint": "lb.internal:6443",
 		"node_addresses":         "master-1=10.0.0.10", "wireguard_endpoints": "master-1=198.51.100.10",
+		"http_proxy": "http://proxy.internal:3128", "https_proxy": "http://proxy.internal:3129", "no_proxy": ".corp.internal,10.0.0.0/8",
 	}
 	for k, v := range want {
 		if p[k] != v {
