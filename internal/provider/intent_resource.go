@@ -237,6 +237,9 @@ func modifyDestroyPlan[M any](ctx context.Context, b *intentBase, h intentHooks[
 // createIntent is Create: runs the create operations. When one does not
 // complete, no state is saved (so nothing is tainted) and the error says
 // what to do; applying again resumes, skipping jobs whose evidence holds.
+// The record of an operation that did not complete is kept on its host
+// (failed_record.go) and continued by the next create of the same
+// operation, which removes it once it completes.
 func createIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], req resource.CreateRequest, resp *resource.CreateResponse) {
 	plan := getModel[M](ctx, req.Plan.Get, &resp.Diagnostics)
 	readConfig(ctx, h, plan, req.Config, &resp.Diagnostics)
@@ -249,11 +252,15 @@ func createIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if prepareRun(&ip, h.computed(plan), h.changes(plan, nil, false), ops, keptPrivate{}, b.now(), &resp.Diagnostics); resp.Diagnostics.HasError() {
+	failedBefore := readFailedCreates(ctx, ops, &resp.Diagnostics)
+	if prepareRun(&ip, h.computed(plan), h.changes(plan, nil, false), ops, keptPrivate{Op: failedBefore.prev}, b.now(), &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
-	results := runOps(ctx, b.data, ops, ip.inputs, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	var runDiags diag.Diagnostics
+	results := runOps(ctx, b.data, ops, ip.inputs, &runDiags)
+	resp.Diagnostics.Append(runDiags...)
+	keepFailedCreates(ctx, ip, results, failedBefore, runDiags.HasError(), &resp.Diagnostics)
+	if runDiags.HasError() {
 		return
 	}
 	h.recorded(ctx, plan, nil, results, &resp.Diagnostics)
