@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
@@ -35,22 +36,23 @@ func FailedPath(opID string) string {
 }
 
 // EncodeFailed is the compact JSON of the record of a create that did not
-// complete, passed through redact (the run's secret values masked) when
-// redact is not nil. A terminal operation (Completed, Cancelled) is not
-// kept: it is refused.
-func EncodeFailed(k Kept, redact func([]byte) []byte) ([]byte, error) {
+// complete, the text of its timeline (subject, detail, actor) passed
+// through redact (the run's secret values masked) when redact is not nil.
+// A terminal operation (Completed, Cancelled) is not kept: it is refused.
+// k is not modified.
+func EncodeFailed(k Kept, redact func(string) string) ([]byte, error) {
 	if k.Operation.Status.Terminal() {
 		return nil, fmt.Errorf("keep operation %s: it is %s, over: no record is kept", k.Operation.ID, k.Operation.Status)
 	}
 	k.Create = true
-	b, err := k.Encode()
-	if err != nil {
-		return nil, err
-	}
+	k.Operation.Timeline = slices.Clone(k.Operation.Timeline)
 	if redact != nil {
-		b = redact(b)
+		for i := range k.Operation.Timeline {
+			e := &k.Operation.Timeline[i]
+			e.Subject, e.Detail, e.Actor = redact(e.Subject), redact(e.Detail), redact(e.Actor)
+		}
 	}
-	return b, nil
+	return k.Encode()
 }
 
 // ChooseFailed is the record a create of operation opID continues: the

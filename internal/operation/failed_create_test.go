@@ -19,12 +19,15 @@ func keptCreate(id string, st protocol.OperationStatus) Kept {
 
 func TestEncodeFailed_roundTripRedactedCompact(t *testing.T) {
 	k := keptCreate("prod.create.0123abcd", protocol.StatusFailed)
-	b, err := EncodeFailed(k, func(b []byte) []byte { return bytes.ReplaceAll(b, []byte("s3cr3t-token.abcdef"), []byte("***")) })
+	b, err := EncodeFailed(k, func(s string) string { return strings.ReplaceAll(s, "s3cr3t-token.abcdef", "***") })
 	if err != nil {
 		t.Fatal(err)
 	}
 	if bytes.Contains(b, []byte("s3cr3t")) {
 		t.Fatalf("the secret is in the record: %s", b)
+	}
+	if k.Operation.Timeline[0].Detail != "job x failed: token s3cr3t-token.abcdef" {
+		t.Fatalf("the record given was modified: %q", k.Operation.Timeline[0].Detail)
 	}
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, b); err != nil || compact.String() != string(b) {
