@@ -31,6 +31,9 @@ import (
 //     makes it runs again;
 //   - "build": the pack version, customization and plan patches the
 //     resource was last built from.
+//
+// A create that does not complete has no private state: its operation
+// record is kept on a host instead (failed_record.go).
 const (
 	privOperation = "operation"
 	privSecrets   = "secrets"
