@@ -22,8 +22,9 @@ type Cluster struct {
 
 // ClusterChanges computes what apply runs for a cluster intent. Without a
 // prior intent, create over every host. Otherwise, in this order:
-// remove_node for workers no longer listed (planned over the old and the
-// new hosts, since the removed ones are only in the old), add_node for new
+// remove_node for workers and masters no longer listed (planned over the
+// old and the new hosts, since the removed ones are only in the old;
+// workers first), add_node for new
 // workers, relabel for label and taint changes of nodes that stay
 // (masters and workers; its node_changes parameter holds the change), and
 // upgrade for a version change. An unchanged intent needs nothing.
@@ -38,7 +39,11 @@ func ClusterChanges(prior *Cluster, next Cluster) []Change {
 	}
 	var out []Change
 	oldW, newW := names(prior.Hosts, protocol.RoleWorker), names(next.Hosts, protocol.RoleWorker)
-	if removed := missing(oldW, newW); len(removed) > 0 {
+	// A master no longer listed leaves like a worker: remove_node drains
+	// it, snapshots etcd and removes its member (the first master never
+	// leaves: changing it replaces the cluster).
+	removedM := missing(names(prior.Hosts, protocol.RoleMaster), names(next.Hosts, protocol.RoleMaster))
+	if removed := append(missing(oldW, newW), removedM...); len(removed) > 0 {
 		out = append(out, Change{Action: "remove_node", Targets: removed, Hosts: union(prior.Hosts, next.Hosts), IDParts: removed})
 	}
 	if added := missing(newW, oldW); len(added) > 0 {

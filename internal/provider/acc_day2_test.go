@@ -269,30 +269,30 @@ func etcdMembers(t *testing.T, c *testhosts.Cluster) string {
 	return strings.Join(names, ",")
 }
 
-// Removing a master (3 masters to 2) through OpenTofu: remove_node on
-// master-3 (targets) behind its destructive gate takes an etcd snapshot,
-// then removes master-3's etcd member through the masters that stay: the
+// Removing a master (3 masters to 2) through OpenTofu: master-3 left out
+// of the cluster's masters is an update, not a replacement, that plans
+// remove_node on master-3 behind its destructive gate: an etcd snapshot,
+// then master-3's etcd member removed through the masters that stay. The
 // etcd member list on master-1 names master-1..3 before and master-1,2
 // after; remove-etcd-member's evidence holds, the plan orders it after
-// the snapshot, and the scenario's state holds the etcd.snapshot artifact
-// with its fingerprint. master-3 is no longer a node. The cluster
-// resource still lists master-3 (a change of its masters replaces it), so
-// its evidence would plan master-3's repair: the provider checks no
-// evidence at refresh here (refresh_evidence = false).
+// the snapshot, the cluster's state holds the etcd.snapshot artifact with
+// its fingerprint, and master-3 is no longer a node. The plan after it is
+// empty (its evidence, checked again at refresh, holds).
 func TestAccDay2_removeMaster(t *testing.T) {
 	testAccPreCheck(t)
 	c := accHosts(t, "remove-master", "master-1", "master-2", "master-3")
-	prov := accProvider(c, "refresh_evidence = false")
-	cluster := day2Cluster(c, "remove-master", []string{"master-1", "master-2", "master-3"}, nil, "")
-	remove := day2Action("remove", "remove-master", "remove_node", `targets   = ["master-3"]
-  approvals = [{ gate = "confirm-node-removal", option = "remove node" }]`)
-	addr := "cp_scenario.remove"
+	prov := accProvider(c, "")
+	three := day2Cluster(c, "remove-master", []string{"master-1", "master-2", "master-3"}, nil, "")
+	two := strings.Replace(day2Cluster(c, "remove-master", []string{"master-1", "master-2"}, nil,
+		`approvals = [{ gate = "confirm-node-removal", option = "remove node" }, { gate = "confirm-cluster-deletion", option = "delete cluster" }]`),
+		"  approvals      = [{ gate = \"confirm-cluster-deletion\", option = \"delete cluster\" }]\n", "", 1)
+	addr := "cp_kubernetes_cluster.k"
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config: prov + cluster,
+				Config: prov + three,
 				Check: func(*terraform.State) error {
 					if got := etcdMembers(t, c); got != "master-1,master-2,master-3" {
 						return fmt.Errorf("etcd members before the removal: %q, want master-1,master-2,master-3", got)
@@ -301,13 +301,15 @@ func TestAccDay2_removeMaster(t *testing.T) {
 				},
 			},
 			{
-				Config: prov + cluster + remove,
+				Config: prov + two,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(addr, tfjsonpath.New("plan"), knownvalue.StringRegexp(regexp.MustCompile(
 						`(?s)confirm-node-removal \(destructive\): approved by ci with option "remove node".*- remove-etcd-member: master-3\n`))),
 					needs(addr, "remove-etcd-member[master-3]", "etcd-snapshot[master-1]"),
 				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(addr, "operation.action", "remove_node"),
 					resource.TestCheckResourceAttr(addr, "operation.status", "Completed"),
 					resource.TestCheckTypeSetElemNestedAttrs(addr, "evidence.*", map[string]string{
 						"instance": "remove-etcd-member[master-3]", "id": "member_not_listed", "passed": "true", "observed": "not-a-member"}),
