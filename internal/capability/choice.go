@@ -35,8 +35,9 @@ func (r *resolution) createOption(id string, c Creator) protocol.GateOption {
 // decision for its provider; both keep the gate (Gate.Chosen names the
 // option), so the jobs behind it wait for the decision's check at apply.
 // Proceed and cancel options leave the gate as it is: the engine acts on
-// them. A decision by an actor without the gate's roles is not applied:
-// the gate waits and Refused says why. An option the gate does not have
+// them. A decision by an actor without the gate's roles, or without the
+// roles of a require_approval rule that decided for what the option binds
+// or creates, is not applied: the gate waits and Refused says why. An option the gate does not have
 // is an error.
 func (r *resolution) choice(d Decision) (Decision, error) {
 	g := d.Gate
@@ -56,6 +57,13 @@ func (r *resolution) choice(d Decision) (Decision, error) {
 			refused = append(refused, err.Error())
 			continue
 		}
+		// A require_approval rule on what the option binds or creates
+		// needs its roles too, whichever gate offers it.
+		gate, err := r.checkOptionApproval(*g, o, c)
+		if err != nil {
+			refused = append(refused, err.Error())
+			continue
+		}
 		why := fmt.Sprintf("option %q of gate %s chosen by %s", o.ID, g.ID, orSomeone(c.Actor))
 		switch o.Effect {
 		case protocol.EffectBind:
@@ -63,7 +71,6 @@ func (r *resolution) choice(d Decision) (Decision, error) {
 			if !ok {
 				return d, fmt.Errorf("%w: gate %s option %q binds %s, which is not a candidate of %s", ErrUnknownOption, g.ID, o.ID, o.Candidate, r.key)
 			}
-			gate := *g
 			gate.Chosen = o.ID
 			out := r.bind(d, cand, fmt.Sprintf("%s: bind %s (%s); %s", why, cand.Name, cand.Provider, d.Reason))
 			out.Gate = &gate
@@ -73,7 +80,6 @@ func (r *resolution) choice(d Decision) (Decision, error) {
 			if !ok {
 				return d, fmt.Errorf("%w: gate %s option %q creates %s, which no pack can create for %s", ErrUnknownOption, g.ID, o.ID, o.Provider, r.key)
 			}
-			gate := *g
 			gate.Chosen = o.ID
 			reason := fmt.Sprintf("%s: create %s with pack %s %s; %s", why, cr.Provider, cr.Pack, cr.Action, d.Reason)
 			d.Kind = KindCreate

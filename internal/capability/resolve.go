@@ -223,15 +223,19 @@ func (r *resolution) chooseCandidate(d Decision, accepted []Candidate) Decision 
 			}
 		}
 		if len(hits) == 1 {
-			return r.bind(d, hits[0], fmt.Sprintf("default provider %s in %s chooses %s among %d matching candidates (%s)",
+			d = r.bind(d, hits[0], fmt.Sprintf("default provider %s in %s chooses %s among %d matching candidates (%s)",
 				def, r.envName(), hits[0].Name, len(accepted), strings.Join(names, ", ")))
+			if v, ok := r.approvals[hits[0].Name]; ok {
+				return r.bindApproval(d, hits[0], v)
+			}
+			return d
 		}
 	}
 	opts := make([]protocol.GateOption, 0, len(accepted)+1)
 	for _, c := range accepted {
 		opts = append(opts, r.bindOption("bind "+c.Name, c))
 	}
-	reason := fmt.Sprintf("%s: %d candidates match (%s) and no default provider in %s chooses one", r.key, len(accepted), strings.Join(names, ", "), r.envName())
+	reason := fmt.Sprintf("%s: %d candidates match (%s) and no default provider in %s chooses one%s", r.key, len(accepted), strings.Join(names, ", "), r.envName(), r.approvalNote(opts))
 	return r.gate(d, protocol.GateProviderSelection, "select-"+slug(r.key)+"-provider", reason, opts, nil)
 }
 
@@ -259,8 +263,8 @@ func (r *resolution) chooseCreator(d Decision, creators []Creator) Decision {
 			opts = append(opts, r.createOption("create "+c.Provider, c))
 			kinds = append(kinds, c.Provider+costNote(c))
 		}
-		reason := fmt.Sprintf("%s; %d providers can be created (%s) and no default provider in %s chooses one",
-			none, len(creators), strings.Join(kinds, ", "), r.envName())
+		reason := fmt.Sprintf("%s; %d providers can be created (%s) and no default provider in %s chooses one%s",
+			none, len(creators), strings.Join(kinds, ", "), r.envName(), r.approvalNote(opts))
 		var roles []string
 		if r.policy.RequireApproval {
 			roles = r.policy.ApprovalRoles
