@@ -82,16 +82,16 @@ func matchOne(key, want string, attrs, workload map[string]string) Check {
 			c.Detail = fmt.Sprintf("%s missing, need >= %s", attr, want)
 			return c
 		}
-		v, err := strconv.ParseFloat(got, 64)
-		if err != nil {
+		v, shown, ok := attrNumber(attr, got)
+		if !ok {
 			c.Detail = fmt.Sprintf("%s %q is not a number, need >= %s", attr, got, want)
 			return c
 		}
 		c.OK = v >= min
 		if c.OK {
-			c.Detail = fmt.Sprintf("%s %s >= %s %s", attr, got, key, want)
+			c.Detail = fmt.Sprintf("%s %s >= %s %s", attr, shown, key, want)
 		} else {
-			c.Detail = fmt.Sprintf("%s %s < %s %s", attr, got, key, want)
+			c.Detail = fmt.Sprintf("%s %s < %s %s", attr, shown, key, want)
 		}
 	default:
 		got, ok := attrs[key]

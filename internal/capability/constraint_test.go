@@ -20,6 +20,12 @@ func TestMatchConstraints(t *testing.T) {
 		{"other region", "region", "same-as-workload", map[string]string{"region": "eu-west"}, false, "region eu-west != workload region eu-central"},
 		{"min equal", "min_capacity_gb", "500", map[string]string{"capacity_gb": "500"}, true, "capacity_gb 500 >= min_capacity_gb 500"},
 		{"min below", "min_capacity_gb", "500", map[string]string{"capacity_gb": "499.5"}, false, "capacity_gb 499.5 < min_capacity_gb 500"},
+		{"min as a quantity in GB", "min_capacity_gb", "200", map[string]string{"capacity_gb": "200Gi"}, true, "capacity_gb 200Gi (214.75 GB) >= min_capacity_gb 200"},
+		{"min as a decimal quantity", "min_capacity_gb", "200", map[string]string{"capacity_gb": "199G"}, false, "capacity_gb 199G (199 GB) < min_capacity_gb 200"},
+		{"min as a quantity in Ti", "min_capacity_gb", "1000", map[string]string{"capacity_gb": "1Ti"}, true, "capacity_gb 1Ti (1099.51 GB) >= min_capacity_gb 1000"},
+		{"min as a quantity in Mi", "min_capacity_gb", "1", map[string]string{"capacity_gb": "500Mi"}, false, "capacity_gb 500Mi (0.52 GB) < min_capacity_gb 1"},
+		{"a quantity only for an attribute in GB", "min_replicas", "2", map[string]string{"replicas": "2Gi"}, false, `replicas "2Gi" is not a number, need >= 2`},
+		{"not a quantity", "min_capacity_gb", "1", map[string]string{"capacity_gb": "lots"}, false, `capacity_gb "lots" is not a number, need >= 1`},
 		{"min bad constraint", "min_capacity_gb", "big", map[string]string{"capacity_gb": "1"}, false, `constraint min_capacity_gb: "big" is not a number`},
 	}
 	for _, tc := range cases {
