@@ -116,9 +116,9 @@ func (s *artifactStore) secretValues() map[string]string {
 
 // pick chooses the artifact a consumer gets for a requirement: a node-scoped
 // requirement takes the producer on the consumer's host; otherwise a
-// producer among the consumer's direct needs, then any producer in plan
-// order, then an input given to the run.
-func (s *artifactStore) pick(ref protocol.ArtifactRef, host string, needs []int) *storedArtifact {
+// producer among the consumer's direct needs (isNeed of its plan index),
+// then any producer in plan order, then an input given to the run.
+func (s *artifactStore) pick(ref protocol.ArtifactRef, host string, isNeed func(producer int) bool) *storedArtifact {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	list := append([]*storedArtifact(nil), s.byID[ref.ID]...)
@@ -138,10 +138,8 @@ func (s *artifactStore) pick(ref protocol.ArtifactRef, host string, needs []int)
 		candidates = append(candidates, sa)
 	}
 	for _, sa := range candidates {
-		for _, n := range needs {
-			if sa.producer == n {
-				return sa
-			}
+		if sa.producer >= 0 && isNeed(sa.producer) {
+			return sa
 		}
 	}
 	if len(candidates) > 0 {
@@ -174,7 +172,7 @@ func (r *run) inputsFor(ctx context.Context, st *instState) ([]inputFile, error)
 			}
 			continue
 		}
-		sa := r.store.pick(ref, st.host, st.needs)
+		sa := r.store.pick(ref, st.host, func(i int) bool { return directNeed(st, r.states[i]) })
 		if sa == nil {
 			if ref.Optional {
 				continue

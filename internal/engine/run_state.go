@@ -13,14 +13,16 @@ import (
 type instState struct {
 	idx        int
 	in         *protocol.JobInstance
-	host       string // the host it is for: CP_HOST ("" for gates)
-	exec       string // the host it runs on: host, or the plan's RunOn
-	hostIdx    int    // index of exec in run.hosts
-	needs      []int
-	dependents []int
-	pending    int  // needs not finished yet
-	decided    bool // status is final for this run
-	queued     bool // handed to the scheduler's queues
+	host       string       // the host it is for: CP_HOST ("" for gates)
+	exec       string       // the host it runs on: host, or the plan's RunOn
+	hostIdx    int          // index of exec in run.hosts
+	needs      []int        // plan indexes of the instances it needs by id
+	groups     []*needGroup // the job groups it needs whole (group needs)
+	dependents []int        // plan indexes of the instances needing it by id
+	group      *needGroup   // the group it is a member of, when some instance needs that group whole
+	pending    int          // needs and group needs not finished yet
+	decided    bool         // status is final for this run
+	queued     bool         // handed to the scheduler's queues
 	res        InstanceResult
 }
 
@@ -45,10 +47,15 @@ type run struct {
 	op     *protocol.Operation
 	states []*instState
 	byID   map[string]*instState
-	hosts  []string // host index -> name
-	conns  *connCache
-	ships  *shipCache
-	preps  *prepCache
+	// groups holds the job groups needed whole, by key; groupMembers
+	// every job group's members, built at the first group need
+	// (need_groups.go).
+	groups       map[string]*needGroup
+	groupMembers map[string][]int
+	hosts        []string // host index -> name
+	conns        *connCache
+	ships        *shipCache
+	preps        *prepCache
 	// commits holds final markers until the next command on their host.
 	commits    commitQueue
 	scriptMu   sync.Mutex
@@ -116,34 +123,38 @@ func (r *run) buildStates() error {
 		r.states = append(r.states, st)
 		r.byID[in.ID] = st
 	}
-	var groups map[string][]*instState
 	for _, st := range r.states {
 		for _, n := range st.in.Needs {
-			deps, err := r.needStates(n, &groups)
-			if err != nil {
+			if err := r.addNeed(st, n); err != nil {
 				return fmt.Errorf("plan %s: instance %s %w", r.plan.ID, st.in.ID, err)
 			}
-			for _, dep := range deps {
-				if dep == st {
-					return fmt.Errorf("plan %s: instance %s needs itself", r.plan.ID, st.in.ID)
-				}
-				st.needs = append(st.needs, dep.idx)
-				dep.dependents = append(dep.dependents, st.idx)
-			}
 		}
-		st.pending = len(st.needs)
+		st.pending = len(st.needs) + len(st.groups)
 	}
 	return r.checkAcyclic()
 }
 
-// checkAcyclic runs Kahn's algorithm and names an instance on a cycle.
+// checkAcyclic runs Kahn's algorithm and names an instance on a cycle. A
+// group needed whole is a node of its own, reached when its last member is.
 func (r *run) checkAcyclic() error {
 	indeg := make([]int, len(r.states))
+	left := make(map[*needGroup]int, len(r.groups))
+	for _, g := range r.groups {
+		left[g] = len(g.members)
+	}
 	queue := make([]int, 0, len(r.states))
 	for i, st := range r.states {
-		indeg[i] = len(st.needs)
+		indeg[i] = len(st.needs) + len(st.groups)
 		if indeg[i] == 0 {
 			queue = append(queue, i)
+		}
+	}
+	release := func(ds []int) {
+		for _, d := range ds {
+			indeg[d]--
+			if indeg[d] == 0 {
+				queue = append(queue, d)
+			}
 		}
 	}
 	seen := 0
@@ -151,10 +162,12 @@ func (r *run) checkAcyclic() error {
 		i := queue[0]
 		queue = queue[1:]
 		seen++
-		for _, d := range r.states[i].dependents {
-			indeg[d]--
-			if indeg[d] == 0 {
-				queue = append(queue, d)
+		st := r.states[i]
+		release(st.dependents)
+		if g := st.group; g != nil {
+			left[g]--
+			if left[g] == 0 {
+				release(g.dependents)
 			}
 		}
 	}

@@ -216,12 +216,9 @@ func (s *scheduler) settle(st *instState) {
 		s.failed = true
 	}
 	if st.res.Status.Finished() {
-		for _, d := range st.dependents {
-			ds := s.r.states[d]
-			ds.pending--
-			if ds.pending == 0 && !ds.decided {
-				s.ready(ds)
-			}
+		s.release(st.dependents)
+		if g := st.group; g != nil && g.complete() {
+			s.release(g.dependents)
 		}
 		return
 	}
@@ -242,8 +239,31 @@ func (s *scheduler) settle(st *instState) {
 	s.skipDependents(st, reason)
 }
 
+// release counts down one need of each dependent and queues those whose
+// needs are all finished.
+func (s *scheduler) release(dependents []int) {
+	for _, d := range dependents {
+		ds := s.r.states[d]
+		ds.pending--
+		if ds.pending == 0 && !ds.decided {
+			s.ready(ds)
+		}
+	}
+}
+
+// skipDependents skips what needs st, directly or through the group it is
+// a member of, and what needs those, with reason. A group's dependents are
+// skipped once, at its first member that does not finish.
 func (s *scheduler) skipDependents(st *instState, reason string) {
-	stack := append([]int(nil), st.dependents...)
+	var stack []int
+	push := func(st *instState) {
+		stack = append(stack, st.dependents...)
+		if g := st.group; g != nil && !g.broken {
+			g.broken = true
+			stack = append(stack, g.dependents...)
+		}
+	}
+	push(st)
 	for len(stack) > 0 {
 		d := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -255,6 +275,6 @@ func (s *scheduler) skipDependents(st *instState, reason string) {
 		ds.res.Status = StatusSkipped
 		ds.res.Reason = reason
 		s.r.emitFinished(ds)
-		stack = append(stack, ds.dependents...)
+		push(ds)
 	}
 }
