@@ -409,3 +409,82 @@ func TestAccGates_policyRules(t *testing.T) {
 		},
 	})
 }
+
+// costRuleProvider: in qa a thing may be created (no cost threshold of
+// the environment's), but policy rule "pricey" asks finance to approve
+// creating a provider whose pack declares at least min USD a month.
+func costRuleProvider(c *testhosts.Cluster, dir, roles, min string) string {
+	return gatesProvider(c, dir, roles, `
+  capability_policy = {
+    "demo.thing" = { environments = { qa = { allowed_providers = ["dedicated_thing"] } } }
+  }
+  policy_rules = [
+    { name = "pricey", min_monthly_cost_usd = `+min+`, effect = "require_approval", roles = ["finance"], reason = "finance signs off on spend" },
+  ]`)
+}
+
+// A min_monthly_cost_usd policy rule through OpenTofu: the thing costs 40
+// USD a month; with the rule at 50 it does not match and the creation is
+// decided by the environment's policy; at 30 it matches and the plan
+// stops at confirm-cost-dedicated-thing naming the rule and both amounts.
+// Applying without the confirmation stops at the gate with neither the
+// creation nor its consumer run on the host; a confirmation by an actor
+// without finance is refused at plan; confirmed by finance, the thing is
+// created and used.
+func TestAccGates_costRule(t *testing.T) {
+	testAccPreCheck(t)
+	c := accHosts(t, "costrule", "node-1")
+	h := c.Hosts()[0]
+	dir := writePacks(t, thingPacks())
+	scenario := func(approvals string) string {
+		return fmt.Sprintf(`
+resource "cp_scenario" "probe" {
+  pack      = "thing-user"
+  name      = "probe"
+  hosts     = [{ name = %q, address = %q, role = "master" }]
+  approvals = %s
+}
+`, h.Name, h.Addr, approvals)
+	}
+	confirm := `[{ gate = "confirm-cost-dedicated-thing", option = "create dedicated_thing" }]`
+	finance := costRuleProvider(c, dir, `["finance"]`, "30")
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				// Above the thing's cost: the rule does not match.
+				Config:             costRuleProvider(c, dir, `["finance"]`, "50") + scenario(`[]`),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks:   planShows(`(?s)new dedicated_thing \(thing install\) \(dedicated_thing\): accepted, decided by capability_policy demo\.thing qa`),
+			},
+			{
+				Config:             finance + scenario(`[]`),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: planShows(`(?s)confirm-cost-dedicated-thing \(cost confirmation\).*` +
+					`rule 1 "pricey" requires approval for provider dedicated_thing \(cost 40 USD a month >= 30\): finance signs off on spend`),
+			},
+			{
+				Config:      finance + scenario(`[]`),
+				ExpectError: regexp.MustCompile(`(?s)stopped at a gate \(WaitingForApproval\).*confirm-cost-dedicated-thing \(cost_confirmation\)`),
+			},
+			{
+				PreConfig: func() {
+					markerFiles(t, h, map[string]string{"var/lib/thing/make-thing": "", "var/lib/thing/use-thing": ""})
+				},
+				Config:             costRuleProvider(c, dir, `["sre"]`, "30") + scenario(confirm),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks:   planShows(`(?s)confirm-cost-dedicated-thing \(cost confirmation\).*waiting for a decision by an actor with role finance; the decision of \S+ \(option "[^"]+"\) is refused: actor \S+ holds roles sre, not one of the gate's roles`),
+			},
+			{
+				Config: finance + scenario(confirm),
+				Check: func(*terraform.State) error {
+					return errors.Join(markerFile(h, "var/lib/thing/make-thing", "ran"), markerFile(h, "var/lib/thing/use-thing", "ran"))
+				},
+			},
+		},
+	})
+}
