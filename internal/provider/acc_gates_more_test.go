@@ -488,3 +488,48 @@ resource "cp_scenario" "probe" {
 		},
 	})
 }
+
+// A require_approval rule in a provider selection through OpenTofu: aws-a
+// (aws_s3, which rule 2 "aws-needs-sre" holds) and minio-a (shared_minio)
+// both match, so the plan stops at the selection gate, whose reason says
+// that only binding aws-a needs sre's approval and which rule asks for
+// it. Choosing aws-a as security is refused at plan and apply stops at
+// the gate with nothing run; choosing minio-a as security needs no
+// approval; choosing aws-a as sre binds it and the job gets its endpoint.
+func TestAccGates_selectionRule(t *testing.T) {
+	testAccPreCheck(t)
+	c := accHosts(t, "selrule", "node-1")
+	h := c.Hosts()[0]
+	pack := writePack(t, woProbePack)
+	two := [][2]string{{"aws-a", "aws_s3"}, {"minio-a", "shared_minio"}}
+	resource.Test(t, resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: ruleGatesProvider(c, pack, `["security"]`) + probeScenario(c, "qa", two, "aws-a", `[]`), PlanOnly: true, ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: planShows(`(?s)select-object-storage-s3-provider \(provider selection\).*` +
+					`option "bind aws-a" needs approval by one of sre: rule 2 "aws-needs-sre" requires approval for provider aws_s3`),
+			},
+			{
+				Config: ruleGatesProvider(c, pack, `["security"]`) + probeScenario(c, "qa", two, "aws-a", selectApproval("bind aws-a")), PlanOnly: true, ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: planShows(`(?s)object_storage\.s3: gate.*decision refused: gate "select-object-storage-s3-provider": option "bind aws-a" needs approval by one of \["sre"\] \(rule 2 "aws-needs-sre"`),
+			},
+			{
+				Config: ruleGatesProvider(c, pack, `["security"]`) + probeScenario(c, "qa", two, "minio-a", selectApproval("bind minio-a")), PlanOnly: true, ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: planShows(`object_storage\.s3: bind minio-a`),
+			},
+			{
+				Config:      ruleGatesProvider(c, pack, `["security"]`) + probeScenario(c, "qa", two, "aws-a", selectApproval("bind aws-a")),
+				ExpectError: regexp.MustCompile(`(?s)stopped at a gate \(WaitingForInput\).*select-object-storage-s3-provider`),
+			},
+			{
+				PreConfig: func() { markerFiles(t, h, map[string]string{"var/lib/wo-probe/endpoint": ""}) },
+				Config:    ruleGatesProvider(c, pack, `["sre"]`) + probeScenario(c, "qa", two, "aws-a", selectApproval("bind aws-a")),
+				Check: func(*terraform.State) error {
+					return markerFile(h, "var/lib/wo-probe/endpoint", "https://aws-a.s3.example.test")
+				},
+			},
+		},
+	})
+}
