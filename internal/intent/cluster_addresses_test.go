@@ -29,7 +29,9 @@ func TestCheckCluster_proxyAndAddresses(t *testing.T) {
 		{"credentials", func(c *ClusterInput) { c.Proxy = &ProxyInput{HTTPS: "http://u:p@proxy.internal:3128"} }, `proxy.https`, "Invalid proxy URL"},
 		{"comma", func(c *ClusterInput) { c.Proxy = &ProxyInput{HTTP: "http://proxy.internal:3128/a,b"} }, `proxy.http`, "Invalid proxy URL"},
 		{"no URL", func(c *ClusterInput) { c.Proxy = &ProxyInput{NoProxy: []string{".svc"}} }, `proxy.http`, "Missing proxy URL"},
-		{"bad no_proxy", func(c *ClusterInput) { c.Proxy = &ProxyInput{HTTP: "http://p:3128", NoProxy: []string{"ok.internal", "a b"}} }, `proxy.no_proxy[1]`, "Invalid no_proxy entry"},
+		{"bad no_proxy", func(c *ClusterInput) {
+			c.Proxy = &ProxyInput{HTTP: "http://p:3128", NoProxy: []string{"ok.internal", "a b"}}
+		}, `proxy.no_proxy[1]`, "Invalid no_proxy entry"},
 		{"duplicate no_proxy", func(c *ClusterInput) { c.Proxy = &ProxyInput{HTTP: "http://p:3128", NoProxy: []string{".x", ".x"}} }, `proxy.no_proxy[1]`, "Duplicate no_proxy entry"},
 		{"node addresses", func(c *ClusterInput) {
 			a, b := m1, w1
