@@ -261,6 +261,8 @@ func TestAccPlanView_create1000(t *testing.T) {
 		t.Fatalf("found %d host entries in the plan, want 1000:\n%s", hosts, got)
 	}
 	t.Logf("tofu plan of a 1,000-node create: %d lines, %d without the hosts' echo", lineCount(got), lineCount(rest))
+	// What the provider adds, besides the hosts' echo, is a golden too.
+	checkGolden(t, "plan_1000.golden", rest)
 	if n := lineCount(rest); n > 200 {
 		t.Errorf("tofu plan of a 1,000-node create is %d lines besides the hosts, want at most 200:\n%s", n, rest)
 	}
