@@ -20,7 +20,9 @@ const (
 	EffectDeny RuleEffect = "deny"
 	// EffectRequireApproval lets it serve once an actor holding one of the
 	// rule's roles approves binding or creating it (a cost_confirmation
-	// gate when the rule matched on cost, else an approval gate).
+	// gate when the rule matched on cost, else an approval gate; among
+	// several providers, choosing its option at the provider_selection
+	// gate needs those roles, see checkOptionApproval).
 	EffectRequireApproval RuleEffect = "require_approval"
 	// EffectException rejects it unless an actor holding one of the rule's
 	// roles grants an exception at a policy_exception gate.
