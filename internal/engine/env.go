@@ -58,16 +58,25 @@ func (r *run) env(st *instState, p instancePaths, inputs []inputFile) map[string
 	for k, v := range st.in.Params {
 		env[protocol.EnvParamPrefix+protocol.EnvName(k)] = v
 	}
-	for k, v := range hostEnv(&r.plan.Intent, st.host) {
+	for k, v := range r.hostEnvOf(st.host) {
 		env[k] = v
-	}
-	if c := boundCluster(r.plan); c != "" {
-		env[protocol.EnvBoundCluster] = c
 	}
 	for _, f := range inputs {
 		env[protocol.EnvArtifactPrefix+protocol.EnvName(f.id)] = path.Join(p.in, f.name)
 	}
 	return env
+}
+
+// hostEnvOf is hostEnv of the run's intent for host, with the bound
+// cluster. The list of every host is built once per run, not per
+// instance, so the environments of a plan stay linear in its hosts.
+func (r *run) hostEnvOf(host string) map[string]string {
+	r.hostEnvMu.Lock()
+	defer r.hostEnvMu.Unlock()
+	if r.hostEnvs == nil {
+		r.hostEnvs = newHostEnvs(r.plan)
+	}
+	return r.hostEnvs.of(host)
 }
 
 // hostEnv is the part of the environment that comes from the intent: the

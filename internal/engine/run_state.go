@@ -52,10 +52,14 @@ type run struct {
 	// (need_groups.go).
 	groups       map[string]*needGroup
 	groupMembers map[string][]int
-	hosts        []string // host index -> name
-	conns        *connCache
-	ships        *shipCache
-	preps        *prepCache
+	// hostEnvs holds what the intent puts in every instance's
+	// environment, built at the first (env.go).
+	hostEnvMu sync.Mutex
+	hostEnvs  *hostEnvs
+	hosts     []string // host index -> name
+	conns     *connCache
+	ships     *shipCache
+	preps     *prepCache
 	// commits holds final markers until the next command on their host.
 	commits    commitQueue
 	scriptMu   sync.Mutex

@@ -2,8 +2,10 @@ package engine
 
 import (
 	"container/heap"
+	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
@@ -76,6 +78,32 @@ func BenchmarkScheduleMesh(b *testing.B) {
 			for b.Loop() {
 				if ran := scheduleAll(b, p); len(ran) != len(p.Instances) {
 					b.Fatalf("ran %d of %d instances", len(ran), len(p.Instances))
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkRunMesh runs the same mesh through the whole engine on the
+// memory transport (every script and evidence succeeds), for 100 and 1,000
+// hosts: what apply costs beyond the scheduler (B/op, allocs/op).
+func BenchmarkRunMesh(b *testing.B) {
+	for _, n := range []int{100, 1000} {
+		p := meshPlan(n)
+		hosts := make([]string, n)
+		for i, h := range p.Intent.Hosts {
+			hosts[i] = h.Name
+		}
+		b.Run(fmt.Sprintf("hosts=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				net := newMemNet(hosts...)
+				net.check = func(*memHost, string, map[string]string) (string, int) { return "yes\n", 0 }
+				e := New(Config{Dialer: net, Scripts: memScripts, Parallelism: 50, PerHost: 2, Clock: fixedClock(),
+					Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() }, Actor: "bench"})
+				res, err := e.Run(context.Background(), p, RunInput{})
+				if err != nil || res.Operation.Status != protocol.StatusCompleted {
+					b.Fatalf("run: %v %s: %v", err, res.Operation.Status, res.Err())
 				}
 			}
 		})
