@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
@@ -17,6 +18,7 @@ func TestNodeScopedArtifactGatheredForClusterScope(t *testing.T) {
 	hosts := []string{"m1", "w1", "w2"}
 	n := newMemNet(hosts...)
 	got := map[string]string{}
+	var mu sync.Mutex // the consumers run concurrently, one per host
 	n.script = func(h *memHost, content string, env map[string]string, out io.Writer) int {
 		job := strings.TrimSuffix(strings.TrimPrefix(content, "script:scripts/"), ".sh")
 		switch job {
@@ -28,7 +30,9 @@ func TestNodeScopedArtifactGatheredForClusterScope(t *testing.T) {
 				fmt.Fprintln(out, "no node.pub input")
 				return 1
 			}
+			mu.Lock()
 			got[job+"@"+h.name] = string(b)
+			mu.Unlock()
 		}
 		h.set(job, "yes")
 		return 0
