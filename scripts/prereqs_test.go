@@ -80,7 +80,8 @@ func (s prereqStubs) run(t *testing.T, args ...string) (int, string, string) {
 	return 0, out.String(), errOut.String()
 }
 
-var allPackages = []string{"openssh-server", "openssh-client", "sudo", "make", "gcc", "libc6-dev", "git", "ca-certificates", "iproute2", "util-linux", "procps", "containerd", "runc", "wireguard-tools", "gpg", "shellcheck", "jq"}
+var allPackages = []string{"openssh-server", "openssh-client", "sudo", "make", "gcc", "libc6-dev", "git", "ca-certificates", "iproute2", "util-linux", "procps", "containerd", "runc", "wireguard-tools", "gpg", "shellcheck", "jq",
+	"curl", "postgresql", "postgresql-client", "open-iscsi", "nfs-common", "awscli", "s3cmd"}
 
 // skipWithoutHostTools skips where the real commands the script checks
 // after installing (sshd, sudo, ...) are absent: the stubs fake only the
@@ -107,11 +108,11 @@ func TestPrereqsInstallsOnlyWhatIsMissing(t *testing.T) {
 	if code != 0 || out != "" {
 		t.Fatalf("got: exit %d stdout %q stderr %q want: exit 0, nothing on stdout", code, out, errOut)
 	}
-	want := "DEBIAN_FRONTEND=noninteractive update -qq\nDEBIAN_FRONTEND=noninteractive install -y -qq --no-install-recommends shellcheck jq\n"
+	want := "DEBIAN_FRONTEND=noninteractive update -qq\nDEBIAN_FRONTEND=noninteractive install -y -qq --no-install-recommends awscli s3cmd\n"
 	if got := s.aptLog(t); got != want {
 		t.Errorf("apt-get calls:\n%s\nwant:\n%s", got, want)
 	}
-	if !strings.Contains(errOut, "prereqs: installing shellcheck jq") || !strings.Contains(errOut, "prereqs: ok") {
+	if !strings.Contains(errOut, "prereqs: installing awscli s3cmd") || !strings.Contains(errOut, "prereqs: ok") {
 		t.Errorf("stderr: %q", errOut)
 	}
 	// Run again: everything is there, nothing is installed.
@@ -130,7 +131,7 @@ func TestPrereqsCheckOnlyInstallsNothing(t *testing.T) {
 	if code != 1 || out != "" || s.aptLog(t) != "" {
 		t.Fatalf("got: exit %d stdout %q apt-get %q want: exit 1, no apt-get", code, out, s.aptLog(t))
 	}
-	if !strings.Contains(errOut, "missing packages: openssh-server openssh-client sudo gcc libc6-dev ca-certificates iproute2 util-linux procps containerd runc wireguard-tools gpg shellcheck jq") {
+	if !strings.Contains(errOut, "missing packages: openssh-server openssh-client sudo gcc libc6-dev ca-certificates iproute2 util-linux procps containerd runc wireguard-tools gpg shellcheck jq curl postgresql postgresql-client open-iscsi nfs-common awscli s3cmd") {
 		t.Errorf("stderr: %q", errOut)
 	}
 }
@@ -159,7 +160,7 @@ func TestPrereqsAptFailure(t *testing.T) {
 	skipWithoutHostTools(t)
 	for _, tc := range []struct{ fail, want string }{
 		{"update", "apt-get update failed"},
-		{"install", "apt-get install jq failed"},
+		{"install", "apt-get install s3cmd failed"},
 	} {
 		s := newPrereqStubs(t, allPackages[:len(allPackages)-1])
 		if err := os.WriteFile(filepath.Join(s.dir, "apt-fails"), []byte(tc.fail+"\n"), 0o644); err != nil {

@@ -218,7 +218,7 @@ func TestAccLock_concurrentApplyRefusedWithHolder(t *testing.T) {
 		`started [0-9]+s ago, lease renewed [0-9]+s ago`,
 		`waited [0-9]+s`,
 		`Wait for that operation to end and apply again`,
-		`No job of this apply ran; nothing was changed`,
+		`none of its jobs ran`,
 	} {
 		if !regexp.MustCompile(re).MatchString(text) {
 			t.Errorf("second apply's error does not match %q:\n%s", re, out2)
