@@ -94,10 +94,12 @@ func (r RecheckResult) Failed() map[string][]InstanceEvidence {
 // they are sent; values are only ever expanded, never evaluated; the
 // checks' command text is the pack's. The private directory, which may
 // hold copies of kept secrets, is removed however the batch ends (also
-// when the session is cut: HUP, INT, TERM).
-const recheckCmd = `__cp_d=$(mktemp -d "${TMPDIR:-/tmp}/cp.XXXXXX") || exit 91
-trap 'rm -rf "$__cp_d"' EXIT
-trap 'rm -rf "$__cp_d"; exit 129' HUP INT TERM
+// when the session is cut: HUP, INT, TERM); the traps are set before the
+// directory is made, so a signal right after mktemp does not leave it.
+const recheckCmd = `__cp_d=
+trap '[ -z "$__cp_d" ] || rm -rf "$__cp_d"' EXIT
+trap '[ -z "$__cp_d" ] || rm -rf "$__cp_d"; exit 129' HUP INT TERM
+__cp_d=$(mktemp -d "${TMPDIR:-/tmp}/cp.XXXXXX") || exit 91
 chmod 700 "$__cp_d"
 __cp_t=$__cp_d/x
 ` + linesFn + `__cp_i=0

@@ -456,13 +456,19 @@ func TestRecheck_privateDirRemoved(t *testing.T) {
 	x := exec.Command("/bin/sh", "-c", recheckCmd)
 	x.Env = []string{"PATH=" + os.Getenv("PATH"), "TMPDIR=" + tmp, "CP_N=1", "CP_C0=sleep 2", "CP_T0=60", "CP_VN0=0"}
 	must(t, x.Start())
-	deadline := time.Now().Add(10 * time.Second)
+	// Generous bounds: a loaded machine may start the shell late. They
+	// bound the wait, not the behaviour.
+	deadline := time.Now().Add(60 * time.Second)
 	for len(left()) == 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
+	if len(left()) == 0 {
+		_ = x.Process.Kill()
+		t.Fatal("the batch made no private directory within 60s")
+	}
 	must(t, x.Process.Signal(syscall.SIGTERM))
 	_ = x.Wait()
-	deadline = time.Now().Add(10 * time.Second)
+	deadline = time.Now().Add(60 * time.Second)
 	for len(left()) != 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
