@@ -42,10 +42,14 @@ func (r *resolution) approvalNote(opts []protocol.GateOption) string {
 // checkOptionApproval checks a decision choosing option o of gate g
 // against the require_approval rule that decided for what o binds or
 // creates. With no such rule g is returned as it is. An actor holding one
-// of the rule's roles both chooses and approves: the gate the plan keeps
-// requires the rule's roles (when it required none of its own), so that
-// apply checks the approval again, and its reason names the rule. An
-// actor without them is refused with the rule and its roles.
+// of the rule's roles both chooses and approves, and the gate the plan
+// keeps holds every role set the choice was checked against, so that
+// apply (the engine's protocol.Decision.CheckRoles) checks the same
+// again: the gate requires the rule's roles when it required none of its
+// own; when it did (the capability policy's approval_roles), it keeps
+// them and the chosen option requires the rule's as well. Its reason
+// names the rule. An actor without the rule's roles is refused with the
+// rule and its roles.
 func (r *resolution) checkOptionApproval(g protocol.Gate, o protocol.GateOption, c protocol.Decision) (protocol.Gate, error) {
 	v, ok := r.optionApproval(o)
 	if !ok {
@@ -65,6 +69,8 @@ func (r *resolution) checkOptionApproval(g protocol.Gate, o protocol.GateOption,
 	}
 	if len(g.RequiredRoles) == 0 {
 		g.RequiredRoles = slices.Clone(roles)
+	} else {
+		g.OptionRoles = map[string][]string{o.ID: slices.Clone(roles)}
 	}
 	g.Reason += fmt.Sprintf("; option %q approved by %s (role %s): %s", o.ID, orSomeone(c.Actor), held, v.msg)
 	return g, nil

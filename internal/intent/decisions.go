@@ -118,9 +118,15 @@ func CheckApprovals(base Path, approvals []Approval, gates GateSet, actor Actor)
 		}
 		d := protocol.Decision{Gate: g.ID, Option: o.ID, Actor: actor.Name, Roles: actor.Roles}
 		if err := d.CheckRoles(g); err != nil {
+			// The roles the actor lacks: the gate's, else those the
+			// option requires on top of them (a require_approval rule's).
+			roles := g.RequiredRoles
+			if len(roles) == 0 || slices.ContainsFunc(actor.Roles, func(r string) bool { return slices.Contains(roles, r) }) {
+				roles = g.OptionRoles[o.ID]
+			}
 			ps.warn(p, "Gate waits: the approver lacks its role", "gate %s waits: option %s needs an actor holding one of the roles %s, but actor %s holds %s, so apply stops at this gate with nothing after it run. "+
 				"Apply with an actor holding one of them (the provider's actor and actor_roles), or remove the approval.",
-				g.ID, paramtype.Quote(o.ID), quoteList(g.RequiredRoles), paramtype.Quote(actor.Name), orNone(actor.Roles))
+				g.ID, paramtype.Quote(o.ID), quoteList(roles), paramtype.Quote(actor.Name), orNone(actor.Roles))
 			continue
 		}
 		if planned && g.Chosen != "" && (o.Effect == protocol.EffectBind || o.Effect == protocol.EffectCreate) && o.ID != g.Chosen {

@@ -166,6 +166,12 @@ type Gate struct {
 	Chosen string `yaml:"-" json:"chosen,omitempty"`
 	// Parameter names the parameter a missing_input gate waits for.
 	Parameter string `yaml:"-" json:"parameter,omitempty"`
+	// OptionRoles are, per option id, roles of which the actor choosing
+	// that option must hold one on top of RequiredRoles: those of a
+	// require_approval policy rule on what the option binds or creates,
+	// when the gate requires roles of its own (the capability policy's
+	// approval_roles). Set by capability resolution, never by a pack.
+	OptionRoles map[string][]string `yaml:"-" json:"option_roles,omitempty"`
 }
 
 // Option returns the option with id.
@@ -253,17 +259,19 @@ func (d Decision) Choose(g Gate) (GateOption, error) {
 }
 
 // CheckRoles verifies that the actor holds one of the gate's required
-// roles (any actor when the gate requires none).
+// roles (any actor when the gate requires none) and, when the chosen
+// option requires roles of its own (OptionRoles), one of those too.
 func (d Decision) CheckRoles(g Gate) error {
-	if len(g.RequiredRoles) == 0 {
-		return nil
+	holds := func(roles []string) bool {
+		return slices.ContainsFunc(d.Roles, func(r string) bool { return slices.Contains(roles, r) })
 	}
-	for _, r := range d.Roles {
-		if slices.Contains(g.RequiredRoles, r) {
-			return nil
-		}
+	if len(g.RequiredRoles) > 0 && !holds(g.RequiredRoles) {
+		return fmt.Errorf("gate %q: actor %q has roles %q but the gate requires one of %q", g.ID, d.Actor, d.Roles, g.RequiredRoles)
 	}
-	return fmt.Errorf("gate %q: actor %q has roles %q but the gate requires one of %q", g.ID, d.Actor, d.Roles, g.RequiredRoles)
+	if roles := g.OptionRoles[d.Option]; len(roles) > 0 && !holds(roles) {
+		return fmt.Errorf("gate %q: actor %q has roles %q but option %q also requires one of %q", g.ID, d.Actor, d.Roles, d.Option, roles)
+	}
+	return nil
 }
 
 // DescribeOptions renders a gate's options for messages: "uninstall
