@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# Cordons and drains the node CP_HOST; a node the API server says does not
-# exist (NotFound) has nothing to drain, while an API server that does not
-# answer fails the job: it proves nothing about the node. Runs on the first
-# master (scope.run_on), so the admin kubeconfig never reaches the node.
+# Cordons and drains the node CP_HOST (kubectl drain cordons it first); a
+# node the API server says does not exist (NotFound) has nothing to drain,
+# while an API server that does not answer fails the job: it proves nothing
+# about the node. A drain that fails, or a run stopped by a signal (the
+# engine's timeout or cancel TERMs the job's process group), uncordons the
+# node again, so a node that is not removed does not stay unschedulable;
+# a node that was cordoned before this job (by the cordon or drain action)
+# is left cordoned, as it was found. The failure still fails the job,
+# naming the node. Runs on the first master (scope.run_on), so the admin
+# kubeconfig never reaches the node.
 set -euo pipefail
 
 fail() { echo "drain-node on ${CP_HOST:-?}: $*" >&2; exit 1; }
@@ -16,13 +22,59 @@ check host "${CP_HOST:-}" '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' "a Kubernetes
 check drain_timeout "${CP_PARAM_DRAIN_TIMEOUT:-}" '^[+]?(([0-9]{1,15}([.][0-9]{0,15})?|[.][0-9]{1,15})(ns|us|µs|μs|ms|s|m|h)){1,7}$' "a duration such as 5m or 1h30m"
 
 kc=(--kubeconfig "$CP_ARTIFACT_KUBECONFIG_ADMIN")
-if ! out=$(kubectl "${kc[@]}" get node "$CP_HOST" -o name 2>&1); then
-  if [[ "$out" == *"(NotFound)"* ]]; then
+if ! was=$(kubectl "${kc[@]}" get node "$CP_HOST" -o jsonpath='{.spec.unschedulable}' 2>&1); then
+  if [[ "$was" == *"(NotFound)"* ]]; then
     echo "drain-node: node $CP_HOST is not registered; nothing to drain"
     exit 0
   fi
-  out=${out//[[:cntrl:]]/ }
-  fail "cannot read node $CP_HOST from the API server (${out:0:200}); not drained: fix the API server's reachability and retry"
+  was=${was//[[:cntrl:]]/ }
+  fail "cannot read node $CP_HOST from the API server (${was:0:200}); not drained: fix the API server's reachability and retry"
 fi
-kubectl "${kc[@]}" drain "$CP_HOST" --ignore-daemonsets --delete-emptydir-data --timeout="$CP_PARAM_DRAIN_TIMEOUT"
-echo "drain-node: $CP_HOST drained"
+# uncordon_again WHY fails with WHY after uncordoning the node, unless it
+# was cordoned before this job.
+uncordon_again() {
+  local out
+  if [[ "$was" == true ]]; then
+    fail "$1. Node $CP_HOST was cordoned before this drain and stays cordoned (apply the uncordon action to make it schedulable)"
+  fi
+  if out=$(kubectl "${kc[@]}" uncordon "$CP_HOST" 2>&1); then
+    fail "$1. Node $CP_HOST was uncordoned again, takes pods and is not removed"
+  fi
+  out=${out//[[:cntrl:]]/ }
+  fail "$1; uncordoning it again failed too (${out:0:200}), so it stays cordoned: on ${CP_FIRST_MASTER:-the first master} run kubectl --kubeconfig /etc/kubernetes/admin.conf uncordon $CP_HOST, or apply the uncordon action"
+}
+
+log=$(mktemp)
+drain=""
+trap 'rm -f "$log"' EXIT
+# A TERM or INT stops the drain (kubectl runs in the background, so the
+# trap runs at once, not when kubectl ends) and uncordons the node.
+# shellcheck disable=SC2317 # run by the traps below
+stopped() {
+  trap - INT TERM HUP
+  [[ -z "$drain" ]] || kill "$drain" 2>/dev/null || true
+  uncordon_again "the drain of node $CP_HOST was stopped by SIG$1 before it finished"
+}
+trap 'stopped INT' INT
+trap 'stopped TERM' TERM
+trap 'stopped HUP' HUP
+kubectl "${kc[@]}" drain "$CP_HOST" --ignore-daemonsets --delete-emptydir-data --timeout="$CP_PARAM_DRAIN_TIMEOUT" >"$log" 2>&1 &
+drain=$!
+status=0
+wait "$drain" || status=$?
+drain=""
+if ((status == 0)); then
+  cat "$log"
+  echo "drain-node: $CP_HOST drained"
+  exit 0
+fi
+tail -n 20 "$log" >&2
+why="the drain of node $CP_HOST failed (kubectl drain exit $status; drain_timeout $CP_PARAM_DRAIN_TIMEOUT)"
+# The pods whose eviction a PodDisruptionBudget refused, as NAMESPACE/NAME.
+mapfile -t held < <(grep -o 'error when evicting pods/"[a-z0-9.-]*" -n "[a-z0-9-]*"' "$log" |
+  sed -E 's|.*pods/"([^"]*)" -n "([^"]*)"|\2/\1|' | sort -u | head -n 10)
+if ((${#held[@]} > 0)); then
+  printf -v pods '%s, ' "${held[@]}"
+  why="a PodDisruptionBudget allows no eviction of ${pods%, } from node $CP_HOST within drain_timeout $CP_PARAM_DRAIN_TIMEOUT (kubectl get pdb -A shows ALLOWED DISRUPTIONS 0)"
+fi
+uncordon_again "$why"
