@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -134,4 +136,66 @@ func recordRedactor(ip intentPlan, results []opResult) *transport.Redactor {
 		}
 	}
 	return r
+}
+
+// planReadTimeout bounds, at plan, the read of a failed create's record:
+// a host that does not answer in time is not waited for (the plan then
+// says nothing of a resume; apply reads the record again).
+const planReadTimeout = 20 * time.Second
+
+// showFailedCreates says, at the plan of a create, which of its
+// operations continue a create that failed before (its record kept on
+// its host, readFailedCreates): apply resumes that operation, with its
+// timeline, rather than starting afresh. It reads the records only when
+// the provider checks hosts at plan (refresh_evidence); a record that
+// cannot be read is passed over quietly, as the resource does not exist
+// yet. interventions is how many the resource gives.
+func showFailedCreates(ctx context.Context, data *providerData, ops []intentOp, interventions int, diags *diag.Diagnostics) {
+	if data == nil || !data.RefreshEvidence || len(ops) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, planReadTimeout)
+	defer cancel()
+	for _, op := range ops {
+		h, ok := operation.FailedHost(op.Hosts)
+		if !ok {
+			continue
+		}
+		b, err := operation.ReadFailed(ctx, h, op.ID)
+		if err != nil || len(b) == 0 {
+			continue
+		}
+		if k, err := operation.ChooseFailed(b, op.ID); err == nil && k != nil {
+			diags.AddWarning(fmt.Sprintf("Operation %s continues the failed create", op.ID), failedCreateNotice(op, *k, h.Host.Name, interventions))
+		}
+	}
+}
+
+// failedCreateNotice is the detail of showFailedCreates' warning.
+func failedCreateNotice(op intentOp, k operation.Kept, host string, interventions int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s did not complete before: operation %s is %s, its record kept on %s (%s). ", op.Composed.Plan.Display(), op.ID, k.Operation.Status, host, operation.FailedPath(op.ID))
+	if last := lastDetail(k.Operation); last != "" {
+		fmt.Fprintf(&b, "It stopped with: %s. ", last)
+	}
+	b.WriteString("This apply resumes that operation rather than starting afresh: ")
+	if interventions > 0 {
+		fmt.Fprintf(&b, "%s > Verification > Running, the %d intervention(s) given verified first; ", k.Operation.Status, interventions)
+	} else {
+		fmt.Fprintf(&b, "%s > Running; ", k.Operation.Status)
+	}
+	b.WriteString("the jobs that finished are checked by their evidence and not run again, and operation.timeline keeps the earlier runs. " +
+		"If the cause is not fixed, the same job fails again: fix it on the host and record it in interventions, or change the configuration.")
+	return b.String()
+}
+
+// lastDetail is the detail of the last timeline entry that has one.
+func lastDetail(op protocol.Operation) string {
+	for i := len(op.Timeline) - 1; i >= 0; i-- {
+		if d := strings.TrimSpace(op.Timeline[i].Detail); d != "" {
+			line, _, _ := strings.Cut(d, "\n")
+			return line
+		}
+	}
+	return ""
 }

@@ -200,6 +200,9 @@ func modifyIntentPlan[M any](ctx context.Context, b *intentBase, h intentHooks[M
 		return
 	}
 	showResume(kept, ops, ip.inputs.PauseAfterStage, &resp.Diagnostics)
+	if prior == nil {
+		showFailedCreates(ctx, b.data, ops, len(ip.inputs.Interventions), &resp.Diagnostics)
+	}
 	for _, op := range ops {
 		checkAccessFiles(op.Hosts, &resp.Diagnostics)
 	}
