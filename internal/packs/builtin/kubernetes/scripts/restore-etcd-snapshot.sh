@@ -6,7 +6,9 @@
 # data directory (the old one is kept beside it), put the manifests back,
 # and wait for etcd and the API. Only a cluster with one master: restoring
 # several members needs every member restored from the same snapshot with
-# the cluster's peer URLs, which this job does not do.
+# the cluster's peer URLs, which this job does not do. The member's peer
+# URL is the node address (node_addresses, else the SSH address): the
+# address kubeadm advertised and etcd's manifest listens on.
 set -euo pipefail
 
 fail() { echo "restore-etcd-snapshot on ${CP_HOST:-?}: $*" >&2; exit 1; }
@@ -18,7 +20,19 @@ check() { [[ $2 =~ $3 ]] || refuse "$1" "$2" "$4"; }
 check host "${CP_HOST:-}" '^[a-z0-9]([a-z0-9.-]{0,61}[a-z0-9])?$' "a Kubernetes node name etcd can use as its member name"
 check etcd_snapshot "${CP_PARAM_ETCD_SNAPSHOT:-}" '^(latest|etcd-[0-9]{8}T[0-9]{6}Z\.db)$' \
   "latest or a snapshot file name such as etcd-20260101T120000Z.db"
-check "address of host $CP_HOST" "${CP_HOST_ADDRESS:-}" '^([0-9]{1,3}\.){3}[0-9]{1,3}$' "an IPv4 address etcd peers on"
+# node_address HOST ADDRESS prints HOST's entry of node_addresses (the
+# address kubeadm advertised, which etcd's peer URL holds), else ADDRESS
+# (its SSH address).
+node_address() {
+  local e entries
+  IFS=, read -r -a entries <<<"${CP_PARAM_NODE_ADDRESSES:-}"
+  for e in "${entries[@]}"; do
+    if [[ "${e%%=*}" == "$1" ]]; then printf '%s' "${e#*=}"; return; fi
+  done
+  printf '%s' "$2"
+}
+node_ip=$(node_address "$CP_HOST" "${CP_HOST_ADDRESS:-}")
+check "node address of host $CP_HOST" "$node_ip" '^([0-9]{1,3}\.){3}[0-9]{1,3}$' "an IPv4 address etcd peers on (set node_address)"
 masters=0
 IFS=, read -ra hosts <<<"${CP_HOSTS:-}"
 for h in "${hosts[@]}"; do
@@ -46,6 +60,11 @@ new="$data.restore-$(date -u +%Y%m%dT%H%M%SZ)"
 [[ ! -e "$held/etcd.yaml" ]] || fail "$held/etcd.yaml is held from an interrupted restore; move it and kube-apiserver.yaml back to $manifests, check etcd, then retry"
 [[ -s "$manifests/etcd.yaml" ]] || fail "$manifests/etcd.yaml is missing: this is not a kubeadm master with a stacked etcd"
 grep -q -- "path: $data\$" "$manifests/etcd.yaml" || fail "$manifests/etcd.yaml does not mount $data; a data directory other than kubeadm's default is not handled"
+# kubeadm's manifest names the peer URL etcd advertises; a restore with
+# another one would start a member its manifest does not match.
+peer=$(sed -n 's/^ *- --initial-advertise-peer-urls=//p' "$manifests/etcd.yaml" | head -n 1)
+[[ -z "$peer" || "$peer" == "https://$node_ip:2380" ]] ||
+  fail "$manifests/etcd.yaml advertises the peer URL ${peer:0:100}, not https://$node_ip:2380 of node address $node_ip; set node_address of $CP_HOST to the address etcd runs on"
 
 export DEBIAN_FRONTEND=noninteractive
 if ! command -v etcdctl >/dev/null; then
@@ -64,8 +83,8 @@ for m in kube-apiserver etcd; do
 done
 sleep 25
 "${restore[@]}" "$dir/$name" --data-dir "$new" --name "$CP_HOST" \
-  --initial-cluster "$CP_HOST=https://$CP_HOST_ADDRESS:2380" \
-  --initial-advertise-peer-urls "https://$CP_HOST_ADDRESS:2380" ||
+  --initial-cluster "$CP_HOST=https://$node_ip:2380" \
+  --initial-advertise-peer-urls "https://$node_ip:2380" ||
   fail "restoring $dir/$name into $new failed; the manifests are held in $held: move them back to $manifests to start the old etcd"
 old="$data.before-restore-$(date -u +%Y%m%dT%H%M%SZ)"
 if [[ -d "$data" ]]; then mv "$data" "$old"; fi

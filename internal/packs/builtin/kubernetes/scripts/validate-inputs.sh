@@ -56,6 +56,7 @@ read -r s1 s2 <<<"$(cidr_range "$CP_PARAM_SERVICE_CIDR")"
 
 addr_re='^[A-Za-z0-9.:][A-Za-z0-9.:-]{0,252}$'
 masters=0 hosts=0
+declare -A role_of=()
 while read -r host addr role extra; do
   [[ -n "$host" ]] || continue
   [[ -z "$extra" ]] || fail "host $host has more than a name, an address and a role"
@@ -65,15 +66,36 @@ while read -r host addr role extra; do
   check "address of host $host" "$addr" "$addr_re" "an IP address or host name"
   check "role of host $host" "$role" '^[a-z][a-z0-9_-]{0,62}$' "a role such as master or worker"
   [[ "$role" == master ]] && masters=$((masters + 1))
+  role_of[$host]=$role
 done < <(tr , '\n' <<<"${CP_HOSTS:-}")
 (( masters >= 1 )) || fail "the intent has no host with role master; add at least one"
 (( hosts <= 253 )) || fail "the intent has $hosts hosts; the WireGuard /24 holds at most 253"
 
+# node_addresses: name=IPv4 entries, each naming a host of the intent once.
+# A host's node address (kubelet node-ip, a master's advertise address and
+# etcd peer URL) is its entry, else its SSH address.
+ipv4_re='^(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}$'
+declare -A node_addr=()
+[[ "${CP_PARAM_NODE_ADDRESSES:-}" != *[[:cntrl:]]* ]] || fail "node_addresses holds a control character; list name=IPv4 entries"
+IFS=, read -r -a entries <<<"${CP_PARAM_NODE_ADDRESSES:-}"
+for e in "${entries[@]}"; do
+  [[ -n "$e" ]] || continue
+  n=${e%%=*} a=${e#*=}
+  [[ "$e" == *=* && "$n" =~ ^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$ && "$a" =~ $ipv4_re ]] || refuse "node_addresses entry" "$e" "name=IPv4 such as worker-1=192.168.10.21"
+  [[ -n "${role_of[$n]:-}" ]] || fail "node_addresses names $n, which is no host of the intent; remove it or add the host"
+  [[ -z "${node_addr[$n]:-}" ]] || fail "node_addresses gives host $n two addresses; keep one"
+  node_addr[$n]=$a
+done
+
 endpoint="${CP_PARAM_CONTROL_PLANE_ENDPOINT:-}"
 if [[ -z "$endpoint" ]]; then
   (( masters == 1 )) || fail "control_plane_endpoint is empty but there are $masters masters; set it to a load balancer address:port"
-  check "address of the first master" "${CP_FIRST_MASTER_ADDRESS:-}" "$addr_re" "an IP address or host name"
-  endpoint="${CP_FIRST_MASTER_ADDRESS}:6443"
+  # The first master's node address, as render-kubeadm-config advertises
+  # it; its SSH address only when node_addresses has no entry for it.
+  first="${CP_FIRST_MASTER_ADDRESS:-}"
+  [[ -z "${CP_FIRST_MASTER:-}" || -z "${node_addr[$CP_FIRST_MASTER]:-}" ]] || first=${node_addr[$CP_FIRST_MASTER]}
+  check "address of the first master" "$first" "$addr_re" "an IP address or host name"
+  endpoint="$first:6443"
 else
   check control_plane_endpoint "$endpoint" \
     '^([A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\]):([0-9]{1,5})$' "an address:port such as 10.0.0.10:6443"
