@@ -24,8 +24,8 @@ type Cluster struct {
 // prior intent, create over every host. Otherwise, in this order:
 // remove_node for workers and masters no longer listed (planned over the
 // old and the new hosts, since the removed ones are only in the old;
-// workers first), add_node for new
-// workers, relabel for label and taint changes of nodes that stay
+// workers first), add_master for new masters (a kubeadm control-plane
+// join), add_node for new workers, relabel for label and taint changes of nodes that stay
 // (masters and workers; its node_changes parameter holds the change), and
 // upgrade for a version change. An unchanged intent needs nothing.
 //
@@ -45,6 +45,12 @@ func ClusterChanges(prior *Cluster, next Cluster) []Change {
 	removedM := missing(names(prior.Hosts, protocol.RoleMaster), names(next.Hosts, protocol.RoleMaster))
 	if removed := append(missing(oldW, newW), removedM...); len(removed) > 0 {
 		out = append(out, Change{Action: "remove_node", Targets: removed, Hosts: union(prior.Hosts, next.Hosts), IDParts: removed})
+	}
+	// A master newly listed joins the control plane through the endpoint
+	// the cluster was built with (ControlPlaneChange refuses the plan
+	// where that endpoint would change).
+	if added := missing(names(next.Hosts, protocol.RoleMaster), names(prior.Hosts, protocol.RoleMaster)); len(added) > 0 {
+		out = append(out, Change{Action: "add_master", Targets: added, IDParts: added})
 	}
 	if added := missing(newW, oldW); len(added) > 0 {
 		out = append(out, Change{Action: "add_node", Targets: added, IDParts: added})

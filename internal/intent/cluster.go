@@ -120,6 +120,7 @@ func CheckCluster(c ClusterInput, pack *protocol.ScenarioPack) Problems {
 	ps = append(ps, CheckMirrors(Root("registry_mirrors"), c.RegistryMirrors)...)
 	ps = append(ps, CheckNodeAddresses(c.Hosts)...)
 	ps = append(ps, CheckProxy(Root("proxy"), c.Proxy)...)
+	ps = append(ps, CheckControlPlaneEndpoint(c.Parameters, masterCount(c.Hosts))...)
 	return ps
 }
 
