@@ -23,7 +23,7 @@ func seedPolicy() Policy {
 
 func cand(name, provider string, attrs map[string]string) Candidate {
 	return Candidate{Name: name, Provider: provider, Source: SourceExternal,
-		Capability: protocol.Capability{Key: s3, Provider: provider, Attributes: attrs}}
+		Capability: protocol.Capability{Key: s3, Attributes: attrs}}
 }
 
 func minioCreators() []Creator {

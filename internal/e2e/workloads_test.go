@@ -27,9 +27,9 @@ func stagePolicy() capability.Policy {
 func clusterCandidates() []capability.Candidate {
 	return []capability.Candidate{
 		{Name: clusterName, Provider: "cp_kubernetes_cluster", Source: capability.SourceResource,
-			Capability: protocol.Capability{Key: "kubernetes.cluster", Provider: clusterName, Attributes: map[string]string{"name": clusterName, "environment": "prod", "region": "eu-central"}}},
+			Capability: protocol.Capability{Key: "kubernetes.cluster", Attributes: map[string]string{"name": clusterName, "environment": "prod", "region": "eu-central"}}},
 		{Name: clusterName + "-secrets", Provider: "kubernetes_secrets", Source: capability.SourceResource,
-			Capability: protocol.Capability{Key: "secret.store", Provider: clusterName, Attributes: map[string]string{"cluster": clusterName}}},
+			Capability: protocol.Capability{Key: "secret.store", Attributes: map[string]string{"cluster": clusterName}}},
 	}
 }
 

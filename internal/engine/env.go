@@ -122,7 +122,7 @@ func boundCluster(p *protocol.Plan) string {
 		}
 		n := b.Capability.Attributes["name"]
 		if n == "" {
-			n = b.Capability.Provider
+			n = b.Provider
 		}
 		// Cluster names are DNS labels (checked at plan); anything else
 		// is not passed on.

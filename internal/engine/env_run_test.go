@@ -25,7 +25,7 @@ func TestRunEnvCarriesTheIntentOfEachInstancesHost(t *testing.T) {
 	}
 	p := clusterPlan(workers...)
 	p.Bindings = []protocol.Binding{{Requirement: protocol.CapabilityRequirement{Key: "kubernetes.cluster"}, Decision: "bind",
-		Capability: &protocol.Capability{Key: "kubernetes.cluster", Provider: "prov", Attributes: map[string]string{"name": "prod-k8s"}}}}
+		Capability: &protocol.Capability{Key: "kubernetes.cluster", Attributes: map[string]string{"name": "prod-k8s"}}}}
 	e, _ := newTestEngine(n, nil)
 	res := mustRun(t, e, p, RunInput{})
 	if res.Operation.Status != protocol.StatusCompleted {

@@ -130,8 +130,8 @@ func TestEnvLabelsSplitBackToTheSameLabels(t *testing.T) {
 // passes nothing.
 func TestBoundCluster(t *testing.T) {
 	bind := func(name string) protocol.Binding {
-		return protocol.Binding{Requirement: protocol.CapabilityRequirement{Key: "kubernetes.cluster"}, Decision: "bind",
-			Capability: &protocol.Capability{Key: "kubernetes.cluster", Provider: "prov", Attributes: map[string]string{"name": name}}}
+		return protocol.Binding{Requirement: protocol.CapabilityRequirement{Key: "kubernetes.cluster"}, Decision: "bind", Provider: "prov",
+			Capability: &protocol.Capability{Key: "kubernetes.cluster", Attributes: map[string]string{"name": name}}}
 	}
 	cases := map[string]struct {
 		bindings []protocol.Binding

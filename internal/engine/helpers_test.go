@@ -91,8 +91,8 @@ func clusterPlan(workers ...string) *protocol.Plan {
 	runtime.Outputs.Provides.Capabilities = []protocol.Capability{{Key: "container.runtime.containerd", Scope: protocol.ScopeNode}}
 	initJ := newJob("init", evidence("kube_apiserver_healthy", "state apiserver", "ok"))
 	initJ.Outputs.Artifacts = []protocol.ArtifactSpec{
-		{ID: "kubeadm.join_token", Sensitivity: protocol.SensitivitySecret, Storage: "secret_ref", TTL: protocol.Duration(time.Hour)},
-		{ID: "kubeconfig.admin", Sensitivity: protocol.SensitivitySecret, Storage: "secret_ref"},
+		{ID: "kubeadm.join_token", Sensitivity: protocol.SensitivitySecret, TTL: protocol.Duration(time.Hour)},
+		{ID: "kubeconfig.admin", Sensitivity: protocol.SensitivitySecret},
 		{ID: "cluster.endpoint", Sensitivity: protocol.SensitivityPublic},
 	}
 	initJ.Outputs.Provides.Capabilities = []protocol.Capability{{Key: "kubernetes.api", Attributes: map[string]string{"port": "6443"}}}

@@ -291,7 +291,7 @@ func TestCandidatesNameTheResourceAndItsProviderKind(t *testing.T) {
 	k := pack(t, "kubernetes")
 	got := Candidates(k, "prod", "cp_kubernetes_cluster", []protocol.Capability{{Key: "kubernetes.cluster"}, {Key: "secret.store"}})
 	if len(got) != 2 || got[0].Provider != "cp_kubernetes_cluster" || got[1].Provider != "kubernetes_secrets" ||
-		got[0].Name != "prod" || got[1].Capability.Provider != "prod" || got[0].Source != "resource" {
+		got[0].Name != "prod" || got[1].Name != "prod" || got[0].Source != "resource" {
 		t.Errorf("got: %+v", got)
 	}
 	if p := PackOfKind(builtinCat(t), ClusterKind); p == nil || p.ID != "kubernetes" {

@@ -128,7 +128,6 @@ func ExportProvider(pack *protocol.ScenarioPack, key, def string) string {
 func Candidates(pack *protocol.ScenarioPack, name, defProvider string, exports []protocol.Capability) []capability.Candidate {
 	var out []capability.Candidate
 	for _, c := range exports {
-		c.Provider = name
 		out = append(out, capability.Candidate{Name: name, Provider: ExportProvider(pack, c.Key, defProvider),
 			Source: capability.SourceResource, Capability: c})
 	}

@@ -11,9 +11,6 @@ import (
 // jobTypes are the values of job.type.
 var jobTypes = []string{"automation", "verification"}
 
-// rollbackKinds are the values of controls.rollback.supported.
-var rollbackKinds = []string{"full", "none", "partial"}
-
 // jobIndex maps job ids to their files, reporting ids declared twice.
 func (l *loaded) jobIndex() map[string]*jobFile {
 	out := map[string]*jobFile{}
@@ -132,8 +129,6 @@ func (l *loaded) validateContract(jf *jobFile) {
 			add(f+".id", "artifact id is empty; name it, e.g. id: kubeconfig.admin")
 		case !a.Sensitivity.Valid():
 			add(f+".sensitivity", "invalid sensitivity %q; use public, internal or secret", a.Sensitivity)
-		case a.Sensitivity == protocol.SensitivitySecret && a.Storage == "":
-			add(f+".storage", "secret artifact %q has no storage; set storage: secret_ref so only a reference travels", a.ID)
 		}
 		scope(f, a.Scope)
 		if first, dup := seen[a.ID]; dup && a.ID != "" {
@@ -204,12 +199,6 @@ func (l *loaded) validateControls(jf *jobFile, jobs map[string]*jobFile) {
 			add("controls.idempotency.key", "idempotency key %q names parameter %q, which is not in inputs.parameters nor one of %s",
 				c.Idempotency.Key, p, strings.Join(protocol.SortedKeys(protocol.BuiltinKeyParams), ", "))
 		}
-	}
-	if s := c.Rollback.Supported; s != "" && !slices.Contains(rollbackKinds, s) {
-		add("controls.rollback.supported", "rollback %q is not one of %s", s, strings.Join(rollbackKinds, ", "))
-	}
-	if r := c.Rollback.Job; r != "" && jobs[r] == nil {
-		add("controls.rollback.job", "rollback job %q is not in the job library (jobs/*.yaml)", r)
 	}
 	if ra := c.RollingAfter; ra != "" {
 		switch other := jobs[ra]; {

@@ -142,6 +142,10 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) {
 	case reflect.Struct:
 		w.mapping(n, path, func(key *yaml.Node, value *yaml.Node) bool {
 			f, ok := structField(t, key.Value)
+			if why, removed := removedField(t, key.Value); !ok && removed {
+				w.rep.add(w.doc.path, key.Line, join(path, key.Value), "key %q was removed from the pack format: %s; delete it", key.Value, why)
+				return false
+			}
 			if !ok {
 				w.rep.add(w.doc.path, key.Line, join(path, key.Value), "unknown key %q; known keys here: %s",
 					key.Value, strings.Join(knownKeys(t), ", "))

@@ -53,7 +53,7 @@ func mkJob(s jobSpec) *protocol.Job {
 }
 
 func secret(id string, ttl time.Duration) protocol.ArtifactSpec {
-	return protocol.ArtifactSpec{ID: id, Sensitivity: protocol.SensitivitySecret, Storage: "secret_ref", TTL: protocol.Duration(ttl)}
+	return protocol.ArtifactSpec{ID: id, Sensitivity: protocol.SensitivitySecret, TTL: protocol.Duration(ttl)}
 }
 
 func library(specs ...jobSpec) map[string]*protocol.Job {

@@ -28,15 +28,12 @@ func (s Sensitivity) Valid() bool {
 // ArtifactSpec declares an artifact a job produces.
 type ArtifactSpec struct {
 	// ID names the artifact, e.g. kubeconfig.admin or kubeadm.join_token.
-	ID          string      `yaml:"id" json:"id"`
-	Type        string      `yaml:"type,omitempty" json:"type,omitempty"`
-	Description string      `yaml:"description,omitempty" json:"description,omitempty"`
-	Scope       Scope       `yaml:"scope,omitempty" json:"scope,omitempty"`
-	Sensitivity Sensitivity `yaml:"sensitivity" json:"sensitivity"`
-	// Storage is where a secret lives: "secret_ref" (a file on the producing
-	// host referenced by host and path) or a named store. Required for secrets.
-	Storage        string   `yaml:"storage,omitempty" json:"storage,omitempty"`
-	VisibleToRoles []string `yaml:"visible_to_roles,omitempty" json:"visible_to_roles,omitempty"`
+	ID             string      `yaml:"id" json:"id"`
+	Type           string      `yaml:"type,omitempty" json:"type,omitempty"`
+	Description    string      `yaml:"description,omitempty" json:"description,omitempty"`
+	Scope          Scope       `yaml:"scope,omitempty" json:"scope,omitempty"`
+	Sensitivity    Sensitivity `yaml:"sensitivity" json:"sensitivity"`
+	VisibleToRoles []string    `yaml:"visible_to_roles,omitempty" json:"visible_to_roles,omitempty"`
 	// File is the name the job's script writes into its output directory.
 	// When empty, the artifact id is used.
 	File string `yaml:"file,omitempty" json:"file,omitempty"`
@@ -53,9 +50,6 @@ func (a ArtifactSpec) Validate() error {
 	}
 	if !a.Sensitivity.Valid() {
 		return fmt.Errorf("artifact %q: sensitivity %q is not one of public, internal, secret", a.ID, a.Sensitivity)
-	}
-	if a.Sensitivity == SensitivitySecret && a.Storage == "" {
-		return fmt.Errorf("artifact %q: a secret artifact needs a storage reference (storage: secret_ref)", a.ID)
 	}
 	return nil
 }

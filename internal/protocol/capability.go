@@ -35,7 +35,6 @@ func (s Scope) Normal() Scope {
 type Capability struct {
 	Key        string            `yaml:"key" json:"key"`
 	Scope      Scope             `yaml:"scope,omitempty" json:"scope,omitempty"`
-	Provider   string            `yaml:"provider,omitempty" json:"provider,omitempty"`
 	Attributes map[string]string `yaml:"attributes,omitempty" json:"attributes,omitempty"`
 }
 

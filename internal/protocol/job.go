@@ -49,10 +49,10 @@ var RunOns = []RunOn{RunOnFirstMaster}
 // Valid reports whether r is "" or a known value.
 func (r RunOn) Valid() bool { return r == "" || r == RunOnFirstMaster }
 
-// JobScope says which resources a job acts on and how it expands.
+// JobScope says how a job expands over the intent's hosts and where its
+// instances run.
 type JobScope struct {
-	Resources []string  `yaml:"resources,omitempty" json:"resources,omitempty"`
-	Expand    Expansion `yaml:"expand" json:"expand"`
+	Expand Expansion `yaml:"expand" json:"expand"`
 	// RunOn moves execution off the instance's own host ("" keeps it there).
 	RunOn RunOn `yaml:"run_on,omitempty" json:"run_on,omitempty"`
 }
@@ -136,12 +136,6 @@ type Idempotency struct {
 	Key string `yaml:"key" json:"key"`
 }
 
-// Rollback says whether a job can be undone.
-type Rollback struct {
-	Supported string `yaml:"supported,omitempty" json:"supported,omitempty"` // none, partial, full
-	Job       string `yaml:"job,omitempty" json:"job,omitempty"`
-}
-
 // ManualIntervention says whether a person may fix the job by hand.
 type ManualIntervention struct {
 	Allowed bool `yaml:"allowed" json:"allowed"`
@@ -152,7 +146,6 @@ type Controls struct {
 	RetryPolicy        RetryPolicy        `yaml:"retry_policy,omitempty" json:"retry_policy,omitempty"`
 	Idempotency        Idempotency        `yaml:"idempotency,omitempty" json:"idempotency,omitempty"`
 	Timeout            Duration           `yaml:"timeout,omitempty" json:"timeout,omitempty"`
-	Rollback           Rollback           `yaml:"rollback,omitempty" json:"rollback,omitempty"`
 	ManualIntervention ManualIntervention `yaml:"manual_intervention,omitempty" json:"manual_intervention,omitempty"`
 	// Become runs the script through sudo.
 	Become bool `yaml:"become,omitempty" json:"become,omitempty"`

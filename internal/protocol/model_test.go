@@ -40,7 +40,7 @@ func TestJobValidate(t *testing.T) {
 	for _, e := range errs {
 		joined += e.Error() + "\n"
 	}
-	for _, want := range []string{`unknown parameter "flavour"`, "storage reference", `evidence "active": no check`} {
+	for _, want := range []string{`unknown parameter "flavour"`, `evidence "active": no check`} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("got: %s want: %q", joined, want)
 		}

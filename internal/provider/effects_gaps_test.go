@@ -380,7 +380,7 @@ func TestPlanStateFromHCL(t *testing.T) {
 // an evidence's source.
 func TestScenarioPackShowsItsFields(t *testing.T) {
 	p := &protocol.ScenarioPack{ID: "demo", Version: "1.0.0", Title: "Demo", Description: "A demo pack.",
-		Risk: protocol.Risk{DefaultLevel: "high"}, Editable: protocol.Editable{AdvancedMode: true},
+		Risk: protocol.Risk{DefaultLevel: "high"}, Editable: protocol.Editable{AdvancedMode: new(true)},
 		Parameters: map[string]protocol.ParamSpec{"greeting": {Description: "What to say."}}}
 	m := flattenPack(p)
 	if m.Title.ValueString() != "Demo" || m.Description.ValueString() != "A demo pack." || m.RiskLevel.ValueString() != "high" || !m.AdvancedMode.ValueBool() {
@@ -395,11 +395,10 @@ func TestScenarioPackShowsItsFields(t *testing.T) {
 		t.Fatalf("got: template %+v want: its title, the stage's title, requires and produces", tm)
 	}
 	jm := flattenJob(&protocol.Job{ID: "j", Title: "J", Type: "verification",
-		Controls: protocol.Controls{Rollback: protocol.Rollback{Supported: "partial"}},
-		Outputs: protocol.Outputs{Artifacts: []protocol.ArtifactSpec{{ID: "a", Sensitivity: protocol.SensitivitySecret, Storage: "secret_ref"}},
+		Outputs: protocol.Outputs{Artifacts: []protocol.ArtifactSpec{{ID: "a", Sensitivity: protocol.SensitivitySecret}},
 			Evidence: []protocol.Evidence{{ID: "e", Source: "systemd", Command: "true"}}}})
-	if jm.Type != "verification" || jm.Rollback != "partial" || jm.Artifacts[0].Storage != "secret_ref" || jm.Evidence[0].Source != "systemd" {
-		t.Fatalf("got: job %+v want: type, rollback, storage and source shown", jm)
+	if jm.Type != "verification" || jm.Artifacts[0].Sensitivity != "secret" || jm.Evidence[0].Source != "systemd" {
+		t.Fatalf("got: job %+v want: type, sensitivity and source shown", jm)
 	}
 }
 

@@ -92,7 +92,7 @@ func toCandidates(in []candidateModel) []capability.Candidate {
 	for _, c := range in {
 		out = append(out, capability.Candidate{
 			Name: strOr(c.Name, ""), Provider: strOr(c.Provider, ""), Source: capability.SourceExternal,
-			Capability: protocol.Capability{Key: strOr(c.Capability, ""), Attributes: c.Attributes, Provider: strOr(c.Name, "")},
+			Capability: protocol.Capability{Key: strOr(c.Capability, ""), Attributes: c.Attributes},
 		})
 	}
 	return out

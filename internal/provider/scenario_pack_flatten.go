@@ -65,7 +65,6 @@ type packJobModel struct {
 	MaxAttempts          int64                `tfsdk:"max_attempts"`
 	IdempotencyKey       string               `tfsdk:"idempotency_key"`
 	Timeout              string               `tfsdk:"timeout"`
-	Rollback             string               `tfsdk:"rollback"`
 	ManualIntervention   bool                 `tfsdk:"manual_intervention_allowed"`
 	Become               bool                 `tfsdk:"become"`
 	Script               string               `tfsdk:"script"`
@@ -81,7 +80,6 @@ type artifactSpecModel struct {
 	ID          string `tfsdk:"id"`
 	Sensitivity string `tfsdk:"sensitivity"`
 	Scope       string `tfsdk:"scope"`
-	Storage     string `tfsdk:"storage"`
 	TTL         string `tfsdk:"ttl"`
 }
 
@@ -129,7 +127,6 @@ func flattenJob(j *protocol.Job) packJobModel {
 		Evidence:             []evidenceSpecModel{},
 		MaxAttempts:          int64(max(j.Controls.RetryPolicy.MaxAttempts, 1)),
 		IdempotencyKey:       j.Controls.Idempotency.Key,
-		Rollback:             j.Controls.Rollback.Supported,
 		ManualIntervention:   j.Controls.ManualIntervention.Allowed,
 		Become:               j.Controls.Become,
 		Script:               j.Script,
@@ -148,7 +145,7 @@ func flattenJob(j *protocol.Job) packJobModel {
 		m.ProvidesCapabilities = append(m.ProvidesCapabilities, capabilityRefModel{Key: c.Key, Scope: string(c.Scope.Normal())})
 	}
 	for _, a := range j.Outputs.Artifacts {
-		am := artifactSpecModel{ID: a.ID, Sensitivity: string(a.Sensitivity), Scope: string(a.Scope.Normal()), Storage: a.Storage}
+		am := artifactSpecModel{ID: a.ID, Sensitivity: string(a.Sensitivity), Scope: string(a.Scope.Normal())}
 		if a.TTL > 0 {
 			am.TTL = a.TTL.String()
 		}

@@ -123,7 +123,6 @@ func jobAttrs() map[string]schema.Attribute {
 			"id":          cStr("Artifact id."),
 			"sensitivity": cStr("`public`, `internal` or `secret`."),
 			"scope":       cStr("Artifact scope."),
-			"storage":     cStr("Where a secret is kept (`secret_ref`)."),
 			"ttl":         cStr("How long the artifact stays valid, when it expires."),
 		}),
 		"evidence": cNested("Checks that prove the job's outputs.", map[string]schema.Attribute{
@@ -137,7 +136,6 @@ func jobAttrs() map[string]schema.Attribute {
 		"max_attempts":                cInt("Attempts for retryable failures."),
 		"idempotency_key":             cStr("Idempotency key template, e.g. `install-containerd:{node_id}:{version}`."),
 		"timeout":                     cStr("Per-instance timeout."),
-		"rollback":                    cStr("Rollback support: none, partial, full."),
 		"manual_intervention_allowed": cBool("Whether a person may fix a failure by hand and record an intervention."),
 		"become":                      cBool("Whether the script runs through sudo."),
 		"script":                      cStr("Script path inside the pack."),

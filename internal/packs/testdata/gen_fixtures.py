@@ -35,7 +35,7 @@ BASE = {
     - id: approve
       type: approval
       reason: Demo changes the host.
-      options: [proceed, cancel operation]
+      options: [proceed, {id: cancel operation, effect: cancel}]
       before: [apply]
 """,
 "jobs/prepare.yaml": """job:
@@ -53,7 +53,6 @@ BASE = {
     artifacts:
       - id: demo.token
         sensitivity: secret
-        storage: secret_ref
         ttl: 1h
     evidence:
       - id: marker_present
@@ -102,7 +101,7 @@ CASES = {
     "duplicate-job-id": [("jobs/prepare-again.yaml", None, BASE["jobs/prepare.yaml"])],
     "template-unknown-job": [("templates/install.yaml", "jobs: [apply]", "jobs: [apply, publish]")],
     "evidence-without-command": [("jobs/apply.yaml", "        command: systemctl is-active demo\n", "")],
-    "secret-without-storage": [("jobs/prepare.yaml", "        storage: secret_ref\n", "")],
+    "removed-field-storage": [("jobs/prepare.yaml", "        sensitivity: secret\n", "        sensitivity: secret\n        storage: secret_ref\n")],
     "idempotency-unknown-param": [("jobs/prepare.yaml", "{greeting}\"}", "{greeting}:{colour}\"}")],
     "version-not-semver": [("pack.yaml", "version: 1.0.0", "version: \"1.0\"")],
     "missing-pack-id": [("pack.yaml", "  id: demo\n", "")],
@@ -131,7 +130,7 @@ CASES = {
     "duplicate-evidence-id": [("jobs/prepare.yaml", "id: greeting_written", "id: marker_present")],
     "invalid-duration": [("jobs/prepare.yaml", "timeout: 2m", "timeout: 2 minutes")],
     "gate-unknown-type": [("templates/install.yaml", "type: approval", "type: vote")],
-    "gate-without-options": [("templates/install.yaml", "      options: [proceed, cancel operation]\n", "")],
+    "gate-without-options": [("templates/install.yaml", "      options: [proceed, {id: cancel operation, effect: cancel}]\n", "")],
     "after-unknown-job": [("jobs/apply.yaml", "after: [prepare]", "after: [prepare, cleanup]")],
     "yaml-syntax-error": [("jobs/apply.yaml", "  title: Apply\n", "  title: Apply\n   bad: [indent\n")],
     "job-without-evidence": [("jobs/apply.yaml", "    evidence:\n      - id: applied\n        command: systemctl is-active demo\n        expected: active\n", "    evidence: []\n")],
