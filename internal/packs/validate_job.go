@@ -52,6 +52,10 @@ func (l *loaded) validateJob(jf *jobFile, jobs map[string]*jobFile) {
 	for _, name := range protocol.SortedKeys(j.Inputs.Parameters) {
 		f := "inputs.parameters." + name
 		spec := j.Inputs.Parameters[name]
+		if spec.MissingInput {
+			add(f+".missing_input", "job %q declares missing_input on parameter %q, but only a pack parameter's missing_input is read; remove it here and declare missing_input: true on parameters.%s in pack.yaml", j.ID, name, name)
+			spec.MissingInput = false
+		}
 		l.validateJobParam(d, f, name, spec)
 		if _, ok := l.pack.Parameters[name]; !ok && spec.Default == "" && !spec.Required {
 			add(f, "parameter %q is not declared in pack.yaml parameters and has no default; declare it there or give it a default", name)
