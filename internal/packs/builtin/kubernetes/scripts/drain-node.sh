@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# Cordons and drains the node CP_HOST (kubectl drain cordons it first); a
-# node the API server says does not exist (NotFound) has nothing to drain,
-# while an API server that does not answer fails the job: it proves nothing
-# about the node. A drain that fails, or a run stopped by a signal (the
-# engine's timeout or cancel TERMs the job's process group), uncordons the
-# node again, so a node that is not removed does not stay unschedulable;
-# a node that was cordoned before this job (by the cordon or drain action)
-# is left cordoned, as it was found. The failure still fails the job,
-# naming the node. Runs on the first master (scope.run_on), so the admin
-# kubeconfig never reaches the node.
+# Cordons and drains the node CP_HOST (kubectl drain cordons it first). A
+# drain that fails, or is stopped by a signal, uncordons the node again,
+# unless it was cordoned before this job; the job still fails.
 set -euo pipefail
+
+# A node the API server says does not exist (NotFound) has nothing to
+# drain, while an API server that does not answer fails the job: it proves
+# nothing about the node. The engine's timeout or a cancel TERMs the job's
+# process group; the trap uncordons the node, so a node that is not removed
+# does not stay unschedulable. A node cordoned before this job (by the
+# cordon or drain action) is left cordoned, as it was found. Runs on the
+# first master (scope.run_on), so the admin kubeconfig never reaches the
+# node.
 
 fail() { echo "drain-node on ${CP_HOST:-?}: $*" >&2; exit 1; }
 # refuse NAME VALUE FORM fails quoting at most 200 characters of VALUE.

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Restores an etcd snapshot taken by etcd-snapshot on this master, as the
-# etcd and kubeadm documentation describe for a stacked etcd: stop the
-# control-plane static pods (move their manifests out), restore the
-# snapshot into a new data directory, swap it in for the static pod's
+# etcd and kubeadm documentation describe for a stacked etcd.
+set -euo pipefail
+
+# Stop the control-plane static pods (move their manifests out), restore
+# the snapshot into a new data directory, swap it in for the static pod's
 # data directory (the old one is kept beside it), put the manifests back,
 # and wait for etcd and the API. Only a cluster with one master: restoring
 # several members needs every member restored from the same snapshot with
 # the cluster's peer URLs, which this job does not do. The member's peer
 # URL is the node address (node_addresses, else the SSH address): the
 # address kubeadm advertised and etcd's manifest listens on.
-set -euo pipefail
 
 fail() { echo "restore-etcd-snapshot on ${CP_HOST:-?}: $*" >&2; exit 1; }
 # refuse NAME VALUE FORM fails quoting at most 200 characters of VALUE.
