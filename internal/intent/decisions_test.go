@@ -198,7 +198,7 @@ func TestCheckPatchApprovals(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			wantProblems(t, CheckPatchApprovals(Root("plan_patches"), tc.patches, tc.actor), tc.want)
+			wantProblems(t, CheckPatchApprovals(Root("plan_patches"), nil, tc.patches, tc.actor), tc.want)
 		})
 	}
 }

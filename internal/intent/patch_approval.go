@@ -8,17 +8,23 @@ import (
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
 
-// CheckPatchApprovals checks each plan patch that requires approval and
-// says it has one: approved_by must be the provider's actor (who runs the
-// apply, so an approval cannot be signed in someone else's name), and when
-// approval.roles is set the actor must hold one of them. An unapproved
-// patch is left to the planner, which keeps it out of the plan and says so.
-// base is the plan_patches attribute.
-func CheckPatchApprovals(base Path, patches []protocol.PlanPatch, actor Actor) Problems {
+// CheckPatchApprovals checks each plan patch that needs approval
+// (NeedsApproval: approval.required, or a high effective risk, its own or
+// the pack's risk.default_level) and says it has one: approved_by must be
+// the provider's actor (who runs the apply, so an approval cannot be
+// signed in someone else's name), and when approval.roles is set the
+// actor must hold one of them. A risk that is not a level, and a
+// high-risk patch without approved_by, are refused here; any other
+// unapproved patch is left to the planner, which keeps it out of the plan
+// and says so. base is the plan_patches attribute; pack may be nil.
+func CheckPatchApprovals(base Path, pack *protocol.ScenarioPack, patches []protocol.PlanPatch, actor Actor) Problems {
 	var ps Problems
 	for i, p := range patches {
+		if !checkPatchRisk(&ps, base, pack, p, i, actor) {
+			continue
+		}
 		a := p.Approval
-		if !a.Required || a.ApprovedBy == "" {
+		if !NeedsApproval(pack, p) || a.ApprovedBy == "" {
 			continue
 		}
 		at := base.Index(i).Attr("approval")

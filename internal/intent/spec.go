@@ -67,7 +67,8 @@ type Planning struct {
 // decides what applies: a create action gets the customizations and
 // every plan patch (the planner refuses one naming no job of the plan); a
 // day-2 or destroy action acts on what create bound (Bound) and gets only
-// the patches naming its jobs (PatchesFor).
+// the patches naming its jobs (PatchesFor). Each patch carries its
+// effective risk (WithPatchRisk), which the plan shows.
 func (s Spec) Request(env Planning, c Change) planner.Request {
 	pack, _ := env.Catalog.Get(s.Pack, s.Version)
 	hosts := s.Hosts
@@ -83,14 +84,14 @@ func (s Spec) Request(env Planning, c Change) planner.Request {
 	req := planner.Request{
 		PlanID: OpID(s.Name, c.Action, c.IDParts...), Catalog: env.Catalog, PackID: s.Pack, PackVersion: s.Version,
 		Environment: s.Environment, Policy: env.Policy, Now: env.Now, Candidates: s.Candidates, State: s.State,
-		Customization: s.Customization, Patches: s.Patches, Choices: slices.Clone(s.Choices),
+		Customization: s.Customization, Patches: WithPatchRisk(pack, s.Patches), Choices: slices.Clone(s.Choices),
 		Requirements: s.Requirements, Rules: env.Rules, Context: s.Context,
 		Intent: protocol.Intent{ID: s.Name, Action: c.Action, TargetResource: s.Name, TargetResourceType: s.ResourceType,
 			Parameters: params, Constraints: maps.Clone(s.Constraints), Hosts: hostsOf(hosts), Targets: c.Targets},
 	}
 	if !IsCreate(pack, c.Action) {
 		req.Customization = nil
-		req.Patches = PatchesFor(pack, c.Action, s.Patches)
+		req.Patches = WithPatchRisk(pack, PatchesFor(pack, c.Action, s.Patches))
 		req.State.Capabilities = Bound(pack, s.State.Capabilities)
 	}
 	return req

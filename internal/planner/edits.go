@@ -56,6 +56,12 @@ func (b *builder) collectEdits(tmpl *protocol.PlanTemplate) ([]edit, error) {
 				ErrUnapproved, name, p.Author, p.Reason, who)
 		}
 		because := fmt.Sprintf("plan patch by %s: %s", p.Author, p.Reason)
+		// by is how the plan's changes name the patch: its author, and
+		// its risk when it has one (the intent sets the effective risk).
+		by := p.Author
+		if p.Risk != "" {
+			by += " (risk " + p.Risk + ")"
+		}
 		for _, c := range p.Changes {
 			switch {
 			case c.InsertAfter != "":
@@ -66,15 +72,15 @@ func (b *builder) collectEdits(tmpl *protocol.PlanTemplate) ([]edit, error) {
 					}
 					out = append(out, edit{insert: j.ID, after: after, inline: j.Job, params: j.Parameters,
 						origin: protocol.OriginPatch, because: because,
-						rendered: fmt.Sprintf("patch by %s: inserted %s after %s", p.Author, j.ID, after)})
+						rendered: fmt.Sprintf("patch by %s: inserted %s after %s", by, j.ID, after)})
 					after = j.ID
 				}
 			case c.Remove != "":
 				out = append(out, edit{remove: c.Remove, origin: protocol.OriginPatch, because: because,
-					rendered: fmt.Sprintf("patch by %s: removed %s", p.Author, c.Remove)})
+					rendered: fmt.Sprintf("patch by %s: removed %s", by, c.Remove)})
 			case c.Retry != nil:
 				out = append(out, edit{retry: c.Retry.Job, origin: protocol.OriginPatch, because: because,
-					rendered: fmt.Sprintf("patch by %s: retry %s", p.Author, c.Retry.Job)})
+					rendered: fmt.Sprintf("patch by %s: retry %s", by, c.Retry.Job)})
 			}
 		}
 	}

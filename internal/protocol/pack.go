@@ -77,9 +77,11 @@ func (r TemplateRef) LifecycleKind() string {
 	return KindDay2
 }
 
-// Editable says how a pack's plans may be edited.
+// Editable says how a pack's plans may be edited. AdvancedMode false
+// refuses customizations and plan patches on the pack's intents; unset
+// (nil), as true, allows them.
 type Editable struct {
-	AdvancedMode bool `yaml:"advanced_mode" json:"advanced_mode"`
+	AdvancedMode *bool `yaml:"advanced_mode,omitempty" json:"advanced_mode,omitempty"`
 }
 
 // Risk is the pack's default risk level.

@@ -91,12 +91,18 @@ func (d *PlanDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 		Patches:       toPatches(m.PlanPatches, pack),
 		Now:           d.now(),
 	}
+	addProblems(&resp.Diagnostics, intent.CheckEditable(pack, planEdits(preq.Customization, preq.Patches)))
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	patches := preq.Patches
+	preq.Patches = intent.WithPatchRisk(pack, patches)
 	composed, err := planner.Compose(preq)
 	if err != nil {
 		addPlanError(&resp.Diagnostics, preq, err)
+		return
+	}
+	if addProblems(&resp.Diagnostics, intent.CheckPatchApprovals(intent.Root("plan_patches"), pack, patches, actorOf(d.data))); resp.Diagnostics.HasError() {
 		return
 	}
 	m.planOutputModel = flattenPlan(composed)

@@ -62,13 +62,16 @@ output "stages" {
 	})
 }
 
+// The patch sets no risk, so it takes the kubernetes pack's
+// risk.default_level, high: it is approved by the provider's actor, alice,
+// who holds its role sre, and the plan's changes show its risk.
 func TestAccPlanDataSource_customizedAndPatched(t *testing.T) {
 	addr := "data.cp_plan.cluster"
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: clusterPlan(`
+			Config: "provider \"cp\" {\n  environment = \"prod\"\n  actor       = \"alice\"\n  actor_roles = [\"sre\"]\n}\n" + sprintf(clusterPlanHCL, `
   customizations = {
     base_template = "kubernetes.create@1.0.0"
     changes = [
@@ -96,6 +99,7 @@ func TestAccPlanDataSource_customizedAndPatched(t *testing.T) {
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("advanced"), knownvalue.StringRegexp(regexp.MustCompile(`(?s)configure-containerd-registry-mirror\[master-1\].*origin: patch`))),
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("changes"), knownvalue.ListPartial(map[int]knownvalue.Check{
 					0: knownvalue.StringRegexp(regexp.MustCompile(`inserted configure-registry-mirror after install-container-runtime`)),
+					3: knownvalue.StringExact("patch by ai-agent:sre (risk high): inserted configure-containerd-registry-mirror after install-container-runtime"),
 				})),
 			},
 		}},

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/intentops/terraform-provider-cp/internal/intent"
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
 
@@ -97,7 +98,7 @@ func flattenPack(p *protocol.ScenarioPack) scenarioPackModel {
 		ResourceTypes: nonNil(p.ResourceTypes),
 		Actions:       nonNil(p.Actions),
 		RiskLevel:     types.StringValue(p.Risk.DefaultLevel),
-		AdvancedMode:  types.BoolValue(p.Editable.AdvancedMode),
+		AdvancedMode:  types.BoolValue(intent.PlanEditable(p)),
 		Requires:      []packRequireModel{},
 		Provides:      []packProvideModel{},
 		Parameters:    []packParamModel{},

@@ -38,8 +38,9 @@ func withChoices(ip *intentPlan, d *providerData) {
 // could not take effect or that the actor may not take: approvals
 // (intent.CheckApprovals, against the planned gates and those of the
 // pack's other templates), interventions (intent.CheckInterventions, a
-// job that forbids a fix by hand included) and plan patch approvals
-// (intent.CheckPatchApprovals). Nothing to run means nothing to check:
+// job that forbids a fix by hand included) and plan patch approvals and
+// risk (intent.CheckPatchApprovals, against the pack's
+// risk.default_level). Nothing to run means nothing to check:
 // decisions for past operations may stay in the configuration.
 func checkDecisions(ops []intentOp, ip intentPlan, actor intent.Actor, diags *diag.Diagnostics) {
 	if len(ops) == 0 {
@@ -61,7 +62,29 @@ func checkDecisions(ops []intentOp, ip intentPlan, actor intent.Actor, diags *di
 		ivs = append(ivs, intent.InterventionRef{Job: strOr(iv.Job, ""), Node: strOr(iv.Node, "")})
 	}
 	addProblems(diags, intent.CheckInterventions(intent.Root("interventions"), ivs, plans...))
-	addProblems(diags, intent.CheckPatchApprovals(intent.Root("plan_patches"), ip.spec.Patches, actor))
+	addProblems(diags, intent.CheckPatchApprovals(intent.Root("plan_patches"), ops[0].Composed.Pack, ip.spec.Patches, actor))
+}
+
+// checkEditable refuses, before planning, customizations and plan
+// patches on an intent whose pack sets editable.advanced_mode: false
+// (intent.CheckEditable).
+func checkEditable(data *providerData, spec intent.Spec, diags *diag.Diagnostics) {
+	if data == nil || data.Catalog == nil {
+		return
+	}
+	pack, err := data.Catalog.Get(spec.Pack, spec.Version)
+	if err != nil {
+		return
+	}
+	addProblems(diags, intent.CheckEditable(pack, planEdits(spec.Customization, spec.Patches)))
+}
+
+// planEdits says which edits an intent carries, written at the
+// customizations and plan_patches attributes (the same on every intent
+// resource and cp_plan).
+func planEdits(c *protocol.Customization, patches []protocol.PlanPatch) intent.Edits {
+	return intent.Edits{Customization: c != nil, Patches: len(patches),
+		CustomizationPath: intent.Root("customizations"), PatchesPath: intent.Root("plan_patches")}
 }
 
 // addChoiceError reports a planning error caused by a choice (an option

@@ -137,6 +137,9 @@ func composeIntent[M any](b *intentBase, h intentHooks[M], m, prior *M, changes 
 			return ip, nil
 		}
 	}
+	if checkEditable(b.data, ip.spec, diags); diags.HasError() {
+		return ip, nil
+	}
 	withChoices(&ip, b.data)
 	ops, failed, err := ip.spec.ComposeAll(b.planning(), changes)
 	if err != nil {
