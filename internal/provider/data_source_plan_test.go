@@ -186,6 +186,21 @@ func TestAccPlanDataSource_errors(t *testing.T) {
     approval = { required = true, roles = ["sre"] }
   }]`,
 			`(?s)Plan patch not approved.*plan_patches\[0\]: `},
+		{"high-risk patch from the pack's default, not approved", `
+  plan_patches = [{
+    author  = "ai-agent:sre"
+    reason  = "retry"
+    changes = [{ retry = "init-control-plane" }]
+  }]`,
+			`(?s)High-risk plan patch not approved.*plan_patches\[0\]: plan patch #1 needs an approval because it\s+sets\s+no\s+risk\s+and\s+pack\s+kubernetes@1.0.0\s+has\s+risk.default_level\s+high`},
+		{"patch risk not a level", `
+  plan_patches = [{
+    author  = "ai-agent:sre"
+    reason  = "retry"
+    risk    = "severe"
+    changes = [{ retry = "init-control-plane" }]
+  }]`,
+			`(?s)Invalid risk level.*plan_patches\[0\].risk: plan patch #1 has risk "severe"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
