@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 )
 
@@ -65,7 +66,7 @@ func (r *ScenarioResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
 		"version": rOptStr("Pack version constraint; the newest matching version is used."),
 		"action": schema.StringAttribute{MarkdownDescription: "Pack action apply runs, e.g. `install`. Defaults to `install`.",
-			Optional: true, Computed: true},
+			Optional: true, Computed: true, Default: stringdefault.StaticString("install")},
 		"destroy_action": rOptStr("Pack action destroy runs, e.g. `uninstall`; without it, destroy only forgets the resource."),
 		"name": schema.StringAttribute{MarkdownDescription: "Name of the target resource the action creates or changes.", Required: true,
 			PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},

@@ -1,0 +1,185 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/intentops/terraform-provider-cp/internal/testhosts"
+)
+
+// Through OpenTofu, on one real sshd host, with the effects-probe pack
+// (testdata): its create fails until the host is marked fixed, its
+// uninstall sleeps 25 seconds.
+//
+//   - The first plan of the create says nothing of a resume. The create
+//     fails; the next plan warns that apply continues the failed create
+//     (the operation and its record's host named) rather than starting
+//     afresh. Marked fixed, the apply completes that same operation, and
+//     the plan after it says nothing of a resume again.
+//   - A destroy under timeouts = { delete = "5s" } returns well before the
+//     25 s sleep, says "timed out after 5s", names timeouts.delete, the
+//     job and its host, and the sleep is no longer running on the host;
+//     the resource stays in state. With a longer delete timeout the
+//     destroy completes.
+func TestAccEffects_failedCreateResumesAndDeleteTimesOut(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("TF_ACC is not set")
+	}
+	testAccPreCheck(t)
+	c := accHosts(t, "effects", "node-1")
+	h := c.Hosts()[0]
+	pack, err := filepath.Abs("testdata/effects-probe")
+	must(t, err)
+	config := func(timeouts string) string {
+		return fmt.Sprintf(`
+provider "cp" {
+  actor     = "ci"
+  pack_dirs = [%q]
+  ssh = {
+    user             = %q
+    private_key_file = %q
+    known_hosts_file = %q
+  }
+}
+
+resource "cp_scenario" "ep" {
+  pack           = "effects-probe"
+  name           = "ep"
+  hosts          = [{ name = %q, address = %q }]
+  destroy_action = "uninstall"
+  timeouts       = %s
+}
+`, pack, h.User, c.KeyPath(), c.KnownHostsPath(), h.Name, h.Addr, timeouts)
+	}
+	probe := func(name string) string {
+		b, _ := os.ReadFile(filepath.Join(h.Upper, "var/lib/effects-probe", name))
+		return string(b)
+	}
+	r := newTofuRun(t, config(`{ delete = "5s" }`))
+	logs := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	tofu := func(log string, args ...string) (string, error) {
+		out, err := r.cmd(ctx, filepath.Join(logs, log), args...).CombinedOutput()
+		return string(out), err
+	}
+	const resumes = "continues the failed create"
+
+	// The create's first plan: no failed create to continue.
+	out, err := tofu("plan1.log", "plan", "-out=ep.plan")
+	if err != nil {
+		t.Fatalf("plan: %v\n%s", err, out)
+	}
+	if strings.Contains(flatten(out), resumes) {
+		t.Fatalf("the first plan of the create says it continues a failed create:\n%s", out)
+	}
+	if out, err := tofu("apply1.log", "apply", "ep.plan"); err == nil || !strings.Contains(flatten(out), "fail-until-fixed") {
+		t.Fatalf("the create did not fail at fail-until-fixed (%v):\n%s", err, out)
+	}
+
+	// The next plan says apply resumes the failed operation.
+	out, err = tofu("plan2.log", "plan", "-out=ep.plan")
+	if err != nil {
+		t.Fatalf("plan after the failed create: %v\n%s", err, out)
+	}
+	text := flatten(out)
+	m := regexp.MustCompile(`Warning: Operation (ep\.[^ ]+) continues the failed create`).FindStringSubmatch(text)
+	if m == nil {
+		t.Fatalf("the plan after a failed create does not warn that apply continues it:\n%s", out)
+	}
+	opID := m[1]
+	for _, want := range []string{
+		"its record kept on node-1 (/var/lib/cp/",
+		"This apply resumes that operation rather than starting afresh: Failed > Running",
+		"the jobs that finished are checked by their evidence and not run again",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the plan's resume warning lacks %q:\n%s", want, out)
+		}
+	}
+
+	// Fixed on the host, the saved plan's apply completes that operation.
+	onHost(t, c, h.Name, "sudo touch /var/lib/effects-probe/fixed")
+	if out, err := tofu("apply2.log", "apply", "ep.plan"); err != nil {
+		t.Fatalf("apply after the fix: %v\n%s", err, out)
+	}
+	if got := strings.Count(probe("check-runs"), "run"); got != 2 {
+		t.Errorf("fail-until-fixed ran %d times; want twice (failed, then resumed)", got)
+	}
+	show, err := tofu("show1.log", "show", "-json")
+	if err != nil {
+		t.Fatalf("show: %v\n%s", err, show)
+	}
+	if !strings.Contains(show, `"id":"`+opID+`"`) {
+		t.Errorf("the state's operation is not %s, the failed create the plan said apply continues:\n%s", opID, show)
+	}
+	out, err = tofu("plan3.log", "plan", "-detailed-exitcode")
+	if err != nil || strings.Contains(flatten(out), resumes) {
+		t.Errorf("the plan after the completed create (%v) is not empty or still speaks of a resume:\n%s", err, out)
+	}
+
+	// A destroy under timeouts.delete = 5s stops on time.
+	start := time.Now()
+	out, err = tofu("destroy1.log", "destroy", "-auto-approve")
+	elapsed := time.Since(start)
+	if err == nil {
+		t.Fatalf("destroy under timeouts.delete = 5s succeeded:\n%s", out)
+	}
+	t.Logf("the destroy under timeouts.delete = 5s returned after %s (the uninstall sleeps 25s)", elapsed)
+	if elapsed >= 18*time.Second {
+		t.Errorf("the destroy returned after %s; want it well below the 25s sleep: the timeout stops the job", elapsed)
+	}
+	text = flatten(out)
+	for _, want := range []string{
+		"effects-probe.uninstall@1.0.0 timed out after 5s",
+		"timeouts.delete (5s) ran out while the operation ran: it was stopped on time",
+		"job sleep-uninstall on host node-1 (instance sleep-uninstall)",
+		"uninstall sleeping 25s",
+		"stop on node-1: TERM sent to 1 running job(s)",
+		`raise timeouts.delete in the resource, for example timeouts = { delete = "10s" }`,
+		"the resource stays in state",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the destroy error lacks %q:\n%s", want, out)
+		}
+	}
+	if got := sleepAliveAt(t, c, h.Name, "/var/lib/effects-probe/sleep.pid"); got != "gone" {
+		t.Errorf("after the delete timeout pgrep on node-1 found the uninstall's sleep still running: %q", got)
+	}
+	if probe("uninstalled") != "" {
+		t.Error("sleep-uninstall finished although the delete timeout stopped it")
+	}
+	if list, err := tofu("list.log", "state", "list"); err != nil || !strings.Contains(list, "cp_scenario.ep") {
+		t.Errorf("after the timed-out destroy the resource is not in state (%v):\n%s", err, list)
+	}
+
+	// With a longer delete timeout the destroy completes. Changing only
+	// the timeout runs nothing: the create is not run again.
+	r.setConfig(config(`{ delete = "2m" }`))
+	if out, err := tofu("apply3.log", "apply", "-auto-approve"); err != nil {
+		t.Fatalf("apply of the longer delete timeout: %v\n%s", err, out)
+	}
+	if got := strings.Count(probe("check-runs"), "run"); got != 2 {
+		t.Errorf("fail-until-fixed ran %d times; want still twice: a change of timeouts alone runs no operation", got)
+	}
+	if out, err := tofu("destroy2.log", "destroy", "-auto-approve"); err != nil {
+		t.Fatalf("destroy with timeouts.delete = 2m: %v\n%s", err, out)
+	}
+	if strings.TrimSpace(probe("uninstalled")) != "yes" {
+		t.Error("sleep-uninstall did not finish under the longer delete timeout")
+	}
+}
+
+// sleepAliveAt is sleepAlive for the sleep whose pid is kept in pidFile:
+// "gone", or the process as ps shows it.
+func sleepAliveAt(t *testing.T, c *testhosts.Cluster, host, pidFile string) string {
+	t.Helper()
+	return strings.TrimSpace(onHost(t, c, host, "f="+shellWord(pidFile)+`
+if pgrep -r R,S,D,T,t -F "$f" -x sleep >/dev/null; then ps -o pid=,stat=,pgid=,args= -p "$(cat "$f")"; else echo gone; fi`))
+}
