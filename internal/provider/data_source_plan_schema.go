@@ -47,7 +47,7 @@ func dsCandidatesAttr() schema.ListNestedAttribute {
 func dsCustomizationsAttr() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		MarkdownDescription: "The stored difference to the pack template: jobs inserted after others (from the pack's job library) and jobs removed. " +
-			"The plan then reads `<template> customized` and lists the changes.",
+			"The plan then reads `<template> customized` and lists the changes. " + notEditableDesc,
 		Optional: true,
 		Attributes: map[string]schema.Attribute{
 			"base_template": optStr("Template the customization was made against, e.g. `kubernetes.create@1.0.0`; planning fails when it differs."),
@@ -65,11 +65,11 @@ func dsCustomizationsAttr() schema.SingleNestedAttribute {
 }
 
 func dsPlanPatchesAttr() schema.ListNestedAttribute {
-	return optNested("Plan patches (seed 001 §14): structured diffs proposed by a diagnosis or a person, applied only once approved.", map[string]schema.Attribute{
+	return optNested("Plan patches (seed 001 §14): structured diffs proposed by a diagnosis or a person, applied only once approved. "+notEditableDesc, map[string]schema.Attribute{
 		"id":     optStr("Patch id."),
 		"author": schema.StringAttribute{MarkdownDescription: "Who proposed it, e.g. `ai-agent:sre` or `alice`.", Required: true},
 		"reason": schema.StringAttribute{MarkdownDescription: "Why.", Required: true},
-		"risk":   optStr("Risk level: low, medium, high."),
+		"risk":   optStr(patchRiskDesc),
 		"changes": schema.ListNestedAttribute{
 			MarkdownDescription: "Changes; each sets exactly one of `insert_after` (with `jobs`), `remove` or `retry`.",
 			Required:            true,

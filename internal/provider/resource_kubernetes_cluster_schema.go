@@ -90,7 +90,7 @@ func resourceSSHAttr() schema.SingleNestedAttribute {
 func resCustomizationsAttr() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		MarkdownDescription: "The stored difference to the pack template (seed 000 §6): jobs inserted after others and jobs removed. " +
-			"The plan then reads `kubernetes.create@1.0.0 customized` and lists the changes.",
+			"The plan then reads `kubernetes.create@1.0.0 customized` and lists the changes. " + notEditableDesc,
 		Optional: true,
 		Attributes: map[string]schema.Attribute{
 			"base_template": rOptStr("Template the customization was made against, e.g. `kubernetes.create@1.0.0`."),
@@ -109,13 +109,13 @@ func resCustomizationsAttr() schema.SingleNestedAttribute {
 
 func resPlanPatchesAttr() schema.ListNestedAttribute {
 	return schema.ListNestedAttribute{
-		MarkdownDescription: "Plan patches (seed 001 §14), e.g. the one an apply error proposes: paste it here, set `approval.approved_by`, and the next plan shows the patched DAG.",
+		MarkdownDescription: "Plan patches (seed 001 §14), e.g. the one an apply error proposes: paste it here, set `approval.approved_by`, and the next plan shows the patched DAG. " + notEditableDesc,
 		Optional:            true,
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 			"id":     rOptStr("Patch id."),
 			"author": schema.StringAttribute{MarkdownDescription: "Who proposed it.", Required: true},
 			"reason": schema.StringAttribute{MarkdownDescription: "Why.", Required: true},
-			"risk":   rOptStr("Risk level."),
+			"risk":   rOptStr(patchRiskDesc),
 			"changes": schema.ListNestedAttribute{
 				MarkdownDescription: "Changes; each sets one of `insert_after` (with `jobs`), `remove` or `retry`.",
 				Required:            true,
