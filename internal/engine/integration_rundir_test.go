@@ -41,7 +41,7 @@ func testRunDirectories(t *testing.T, e *itEnv, stepByStep bool) {
 	b := e.plan("rundir")
 	b.stepByStep = stepByStep
 	issue := itJob("issue", "issue")
-	issue.Outputs.Artifacts = []protocol.ArtifactSpec{{ID: "join.token", Type: "token", Sensitivity: protocol.SensitivitySecret, TTL: protocol.Duration(time.Hour)}}
+	issue.Outputs.Artifacts = []protocol.ArtifactSpec{{ID: "join.token", Type: "string", Sensitivity: protocol.SensitivitySecret, TTL: protocol.Duration(time.Hour)}}
 	consume := itJob("consume", "consume",
 		protocol.Evidence{ID: "token_matches_input", Command: `cmp -s "$CP_PARAM_STATE" "$CP_ARTIFACT_JOIN_TOKEN" && echo same`, Expected: "same"})
 	consume.Inputs.Requires.Artifacts = []protocol.ArtifactRef{{ID: "join.token"}}

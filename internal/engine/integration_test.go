@@ -450,7 +450,7 @@ func TestIntegrationSecretArtifactNeverLeaks(t *testing.T) {
 	e := startIT(t, "sc-1", "sc-2")
 	b := e.plan("secret")
 	issue := itJob("issue", "issue")
-	issue.Outputs.Artifacts = []protocol.ArtifactSpec{{ID: "join.token", Type: "token", Sensitivity: protocol.SensitivitySecret, TTL: protocol.Duration(time.Hour)}}
+	issue.Outputs.Artifacts = []protocol.ArtifactSpec{{ID: "join.token", Type: "string", Sensitivity: protocol.SensitivitySecret, TTL: protocol.Duration(time.Hour)}}
 	consume := itJob("consume", "consume",
 		protocol.Evidence{ID: "token_kept", Command: `cat "$CP_PARAM_STATE"`, Expected: "^[0-9a-f]{32}$", Match: protocol.MatchRegex},
 		protocol.Evidence{ID: "token_matches_input", Command: `cmp -s "$CP_PARAM_STATE" "$CP_ARTIFACT_JOIN_TOKEN" && echo same`, Expected: "same"})

@@ -160,6 +160,9 @@ func (r *run) judgeVerify(st *instState, vp verifyPlan, results []batchOut) veri
 		if pa.spec.Sensitivity == protocol.SensitivitySecret {
 			r.cfg.Redactor.Add(string(pa.content))
 		}
+		if msg := checkArtifactType(st, *pa); msg != "" {
+			out.problems = append(out.problems, msg)
+		}
 	}
 	now := r.cfg.Clock()
 	for i, e := range vp.entries {

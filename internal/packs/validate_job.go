@@ -133,6 +133,8 @@ func (l *loaded) validateContract(jf *jobFile) {
 			add(f+".id", "artifact id is empty; name it, e.g. id: kubeconfig.admin")
 		case !a.Sensitivity.Valid():
 			add(f+".sensitivity", "invalid sensitivity %q; use public, internal or secret", a.Sensitivity)
+		case !protocol.KnownArtifactType(a.Type):
+			add(f+".type", "unknown artifact type %q; use one of %s (the engine checks each produced value against it)", a.Type, strings.Join(protocol.ArtifactTypes(), ", "))
 		}
 		scope(f, a.Scope)
 		if first, dup := seen[a.ID]; dup && a.ID != "" {

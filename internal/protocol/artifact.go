@@ -28,7 +28,9 @@ func (s Sensitivity) Valid() bool {
 // ArtifactSpec declares an artifact a job produces.
 type ArtifactSpec struct {
 	// ID names the artifact, e.g. kubeconfig.admin or kubeadm.join_token.
-	ID             string      `yaml:"id" json:"id"`
+	ID string `yaml:"id" json:"id"`
+	// Type is one of ArtifactTypes: the engine checks every produced
+	// value against it. Empty leaves the value unchecked.
 	Type           string      `yaml:"type,omitempty" json:"type,omitempty"`
 	Description    string      `yaml:"description,omitempty" json:"description,omitempty"`
 	Scope          Scope       `yaml:"scope,omitempty" json:"scope,omitempty"`
@@ -50,6 +52,9 @@ func (a ArtifactSpec) Validate() error {
 	}
 	if !a.Sensitivity.Valid() {
 		return fmt.Errorf("artifact %q: sensitivity %q is not one of public, internal, secret", a.ID, a.Sensitivity)
+	}
+	if !KnownArtifactType(a.Type) {
+		return fmt.Errorf("artifact %q: type %q is not one of %s", a.ID, a.Type, strings.Join(ArtifactTypes(), ", "))
 	}
 	return nil
 }

@@ -32,7 +32,7 @@ func TestJobValidate(t *testing.T) {
 		Inputs:   Inputs{Parameters: map[string]ParamSpec{"version": {}}},
 		Controls: Controls{Idempotency: Idempotency{Key: "install-containerd:{node_id}:{version}:{flavour}"}},
 		Outputs: Outputs{
-			Artifacts: []ArtifactSpec{{ID: "token", Sensitivity: SensitivitySecret}},
+			Artifacts: []ArtifactSpec{{ID: "token", Type: "token", Sensitivity: SensitivitySecret}},
 			Evidence:  []Evidence{{ID: "active"}},
 		}}
 	errs := j.Validate()
@@ -40,7 +40,7 @@ func TestJobValidate(t *testing.T) {
 	for _, e := range errs {
 		joined += e.Error() + "\n"
 	}
-	for _, want := range []string{`unknown parameter "flavour"`, `evidence "active": no check`} {
+	for _, want := range []string{`unknown parameter "flavour"`, `artifact "token": type "token" is not one of`, `evidence "active": no check`} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("got: %s want: %q", joined, want)
 		}
