@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -376,8 +377,8 @@ func TestPlanStateFromHCL(t *testing.T) {
 
 // cp_scenario_pack shows a pack's descriptive fields: title,
 // description, risk level, advanced mode, parameter descriptions, stage
-// titles and contracts, a job's type and rollback, an artifact's storage,
-// an evidence's source.
+// titles and contracts, a job's type and description, its parameters'
+// descriptions, an artifact's type and description, an evidence's source.
 func TestScenarioPackShowsItsFields(t *testing.T) {
 	p := &protocol.ScenarioPack{ID: "demo", Version: "1.0.0", Title: "Demo", Description: "A demo pack.",
 		Risk: protocol.Risk{DefaultLevel: "high"}, Editable: protocol.Editable{AdvancedMode: new(true)},
@@ -394,11 +395,18 @@ func TestScenarioPackShowsItsFields(t *testing.T) {
 	if s := tm.Stages[0]; tm.Title != "Install demo" || s.Title != "Stage one" || !slices.Equal(s.Requires, []string{"demo.ready"}) || !slices.Equal(s.Produces, []string{"demo.done"}) {
 		t.Fatalf("got: template %+v want: its title, the stage's title, requires and produces", tm)
 	}
-	jm := flattenJob(&protocol.Job{ID: "j", Title: "J", Type: "verification",
-		Outputs: protocol.Outputs{Artifacts: []protocol.ArtifactSpec{{ID: "a", Sensitivity: protocol.SensitivitySecret}},
+	jm := flattenJob(&protocol.Job{ID: "j", Title: "J", Type: "verification", Description: "Checks the demo.",
+		Inputs: protocol.Inputs{Parameters: map[string]protocol.ParamSpec{"greeting": {Description: "Said on start."}, "colour": {}}},
+		Outputs: protocol.Outputs{Artifacts: []protocol.ArtifactSpec{{ID: "a", Type: "kubeadm.token", Description: "A join token.", Sensitivity: protocol.SensitivitySecret}},
 			Evidence: []protocol.Evidence{{ID: "e", Source: "systemd", Command: "true"}}}})
 	if jm.Type != "verification" || jm.Artifacts[0].Sensitivity != "secret" || jm.Evidence[0].Source != "systemd" {
 		t.Fatalf("got: job %+v want: type, sensitivity and source shown", jm)
+	}
+	if jm.Description != "Checks the demo." || !maps.Equal(jm.ParameterDescriptions, map[string]string{"greeting": "Said on start."}) {
+		t.Fatalf("got: job description %q, parameter descriptions %v want: the job's description and greeting's", jm.Description, jm.ParameterDescriptions)
+	}
+	if a := jm.Artifacts[0]; a.Type != "kubeadm.token" || a.Description != "A join token." {
+		t.Fatalf("got: artifact %+v want: its type and description", a)
 	}
 }
 

@@ -52,23 +52,25 @@ type packGateModel struct {
 }
 
 type packJobModel struct {
-	ID                   string               `tfsdk:"id"`
-	Title                string               `tfsdk:"title"`
-	Type                 string               `tfsdk:"type"`
-	Expand               string               `tfsdk:"expand"`
-	Parameters           []string             `tfsdk:"parameters"`
-	RequiresCapabilities []capabilityRefModel `tfsdk:"requires_capabilities"`
-	RequiresArtifacts    []string             `tfsdk:"requires_artifacts"`
-	ProvidesCapabilities []capabilityRefModel `tfsdk:"provides_capabilities"`
-	Artifacts            []artifactSpecModel  `tfsdk:"artifacts"`
-	Evidence             []evidenceSpecModel  `tfsdk:"evidence"`
-	MaxAttempts          int64                `tfsdk:"max_attempts"`
-	IdempotencyKey       string               `tfsdk:"idempotency_key"`
-	Timeout              string               `tfsdk:"timeout"`
-	ManualIntervention   bool                 `tfsdk:"manual_intervention_allowed"`
-	Become               bool                 `tfsdk:"become"`
-	Script               string               `tfsdk:"script"`
-	After                []string             `tfsdk:"after"`
+	ID                    string               `tfsdk:"id"`
+	Title                 string               `tfsdk:"title"`
+	Description           string               `tfsdk:"description"`
+	Type                  string               `tfsdk:"type"`
+	Expand                string               `tfsdk:"expand"`
+	Parameters            []string             `tfsdk:"parameters"`
+	ParameterDescriptions map[string]string    `tfsdk:"parameter_descriptions"`
+	RequiresCapabilities  []capabilityRefModel `tfsdk:"requires_capabilities"`
+	RequiresArtifacts     []string             `tfsdk:"requires_artifacts"`
+	ProvidesCapabilities  []capabilityRefModel `tfsdk:"provides_capabilities"`
+	Artifacts             []artifactSpecModel  `tfsdk:"artifacts"`
+	Evidence              []evidenceSpecModel  `tfsdk:"evidence"`
+	MaxAttempts           int64                `tfsdk:"max_attempts"`
+	IdempotencyKey        string               `tfsdk:"idempotency_key"`
+	Timeout               string               `tfsdk:"timeout"`
+	ManualIntervention    bool                 `tfsdk:"manual_intervention_allowed"`
+	Become                bool                 `tfsdk:"become"`
+	Script                string               `tfsdk:"script"`
+	After                 []string             `tfsdk:"after"`
 }
 
 type capabilityRefModel struct {
@@ -78,6 +80,8 @@ type capabilityRefModel struct {
 
 type artifactSpecModel struct {
 	ID          string `tfsdk:"id"`
+	Type        string `tfsdk:"type"`
+	Description string `tfsdk:"description"`
 	Sensitivity string `tfsdk:"sensitivity"`
 	Scope       string `tfsdk:"scope"`
 	TTL         string `tfsdk:"ttl"`
@@ -118,19 +122,25 @@ func flattenTemplate(ref protocol.TemplateRef, t *protocol.PlanTemplate) packTem
 
 func flattenJob(j *protocol.Job) packJobModel {
 	m := packJobModel{
-		ID: j.ID, Title: j.Title, Type: j.Type, Expand: string(j.Scope.Expand),
-		Parameters:           protocol.SortedKeys(j.Inputs.Parameters),
-		RequiresCapabilities: []capabilityRefModel{},
-		RequiresArtifacts:    []string{},
-		ProvidesCapabilities: []capabilityRefModel{},
-		Artifacts:            []artifactSpecModel{},
-		Evidence:             []evidenceSpecModel{},
-		MaxAttempts:          int64(max(j.Controls.RetryPolicy.MaxAttempts, 1)),
-		IdempotencyKey:       j.Controls.Idempotency.Key,
-		ManualIntervention:   j.Controls.ManualIntervention.Allowed,
-		Become:               j.Controls.Become,
-		Script:               j.Script,
-		After:                nonNil(j.After),
+		ID: j.ID, Title: j.Title, Description: j.Description, Type: j.Type, Expand: string(j.Scope.Expand),
+		Parameters:            protocol.SortedKeys(j.Inputs.Parameters),
+		ParameterDescriptions: map[string]string{},
+		RequiresCapabilities:  []capabilityRefModel{},
+		RequiresArtifacts:     []string{},
+		ProvidesCapabilities:  []capabilityRefModel{},
+		Artifacts:             []artifactSpecModel{},
+		Evidence:              []evidenceSpecModel{},
+		MaxAttempts:           int64(max(j.Controls.RetryPolicy.MaxAttempts, 1)),
+		IdempotencyKey:        j.Controls.Idempotency.Key,
+		ManualIntervention:    j.Controls.ManualIntervention.Allowed,
+		Become:                j.Controls.Become,
+		Script:                j.Script,
+		After:                 nonNil(j.After),
+	}
+	for name, p := range j.Inputs.Parameters {
+		if p.Description != "" {
+			m.ParameterDescriptions[name] = p.Description
+		}
 	}
 	if j.Controls.Timeout > 0 {
 		m.Timeout = j.Controls.Timeout.String()
@@ -145,7 +155,7 @@ func flattenJob(j *protocol.Job) packJobModel {
 		m.ProvidesCapabilities = append(m.ProvidesCapabilities, capabilityRefModel{Key: c.Key, Scope: string(c.Scope.Normal())})
 	}
 	for _, a := range j.Outputs.Artifacts {
-		am := artifactSpecModel{ID: a.ID, Sensitivity: string(a.Sensitivity), Scope: string(a.Scope.Normal())}
+		am := artifactSpecModel{ID: a.ID, Type: a.Type, Description: a.Description, Sensitivity: string(a.Sensitivity), Scope: string(a.Scope.Normal())}
 		if a.TTL > 0 {
 			am.TTL = a.TTL.String()
 		}

@@ -111,16 +111,20 @@ func (d *ScenarioPackDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 
 func jobAttrs() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
-		"id":                    cStr("Job id."),
-		"title":                 cStr("Human title."),
-		"type":                  cStr("`automation` or `verification`."),
-		"expand":                cStr("How the job expands over hosts: once, first_master, other_masters, each_master, each_worker, each_node, target_nodes."),
-		"parameters":            cList("Parameters the job reads."),
-		"requires_capabilities": cNested("Capabilities the job requires.", capabilityRefAttrs()),
-		"requires_artifacts":    cList("Artifacts the job requires."),
-		"provides_capabilities": cNested("Capabilities the job provides.", capabilityRefAttrs()),
+		"id":                     cStr("Job id."),
+		"title":                  cStr("Human title."),
+		"description":            cStr("What the job does."),
+		"type":                   cStr("`automation` or `verification`."),
+		"expand":                 cStr("How the job expands over hosts: once, first_master, other_masters, each_master, each_worker, each_node, target_nodes."),
+		"parameters":             cList("Parameters the job reads."),
+		"parameter_descriptions": cMap("What each parameter means to the job, by name, for the parameters whose job declaration describes them (the pack's own description is under `parameters`)."),
+		"requires_capabilities":  cNested("Capabilities the job requires.", capabilityRefAttrs()),
+		"requires_artifacts":     cList("Artifacts the job requires."),
+		"provides_capabilities":  cNested("Capabilities the job provides.", capabilityRefAttrs()),
 		"artifacts": cNested("Artifacts the job produces.", map[string]schema.Attribute{
 			"id":          cStr("Artifact id."),
+			"type":        cStr("Artifact type, e.g. `kubeconfig`, `kubeadm.token`, `url`: the engine checks every value the job produces against it and fails the job on a mismatch. Empty when the artifact is untyped."),
+			"description": cStr("What the artifact holds."),
 			"sensitivity": cStr("`public`, `internal` or `secret`."),
 			"scope":       cStr("Artifact scope."),
 			"ttl":         cStr("How long the artifact stays valid, when it expires."),
