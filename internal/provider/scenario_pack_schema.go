@@ -64,7 +64,7 @@ func (d *ScenarioPackDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 			"resource_types": cList("Resource types the pack manages, e.g. `tempo.instance`."),
 			"actions":        cList("Actions the pack supports, e.g. `install`, `upgrade`, `uninstall`."),
 			"risk_level":     cStr("Default risk level: `low`, `medium` or `high`."),
-			"advanced_mode":  cBool("Whether plans of this pack may be edited job by job (customizations)."),
+			"advanced_mode":  cBool("Whether intents of this pack take `customizations` and `plan_patches` (its `editable.advanced_mode`; `true` when the pack leaves it out)."),
 			"requires": cNested("Capabilities the pack needs from elsewhere.", map[string]schema.Attribute{
 				"capability":  cStr("Capability key."),
 				"scope":       cStr("Capability scope."),
