@@ -140,7 +140,11 @@ func TestKubeadmTokensAndControlPlaneJoin(t *testing.T) {
 	e.fails("master-2", `Secret "kubeadm-certs" was not found`, cp...)
 	contains(t, e.must("master-1", "kubeadm", "init", "phase", "upload-certs"), "Skipping phase")
 	e.fails("master-2", `Secret "kubeadm-certs" was not found`, cp...)
+	if out := e.must("master-1", "kubectl", "-n", "kube-system", "get", "secret", "-o", "name").out; strings.Contains(out, "kubeadm-certs") {
+		t.Fatalf("kubeadm-certs listed before the certificates were uploaded: %s", out)
+	}
 	r = e.must("master-1", "kubeadm", "init", "phase", "upload-certs", "--upload-certs")
+	contains(t, e.must("master-1", "kubectl", "-n", "kube-system", "get", "secret", "kubeadm-certs", "-o", "name"), "secret/kubeadm-certs")
 	joinConfig(strings.TrimSpace(r.out[strings.LastIndex(strings.TrimSpace(r.out), "\n")+1:]))
 	contains(t, e.must("master-2", cp...), "new control plane instance was created")
 	contains(t, e.must("master-1", "kubectl", "get", "nodes"), "master-2")

@@ -1,6 +1,7 @@
 package hostsim
 
 import (
+	"encoding/base64"
 	"fmt"
 	"strconv"
 	"strings"
@@ -8,8 +9,9 @@ import (
 )
 
 // kubeadmUploadCerts is kubeadm init phase upload-certs: with
-// --upload-certs it stores a new certificate key (valid 2h) and prints
-// it; without, kubeadm skips the phase.
+// --upload-certs it stores a new certificate key (valid 2h) and the
+// kube-system/kubeadm-certs Secret, and prints the key; without, kubeadm
+// skips the phase.
 func (s *sim) kubeadmUploadCerts(p flags) int {
 	if !p.has("upload-certs") {
 		s.printf("[upload-certs] Skipping phase. Please see --upload-certs\n")
@@ -27,6 +29,14 @@ func (s *sim) kubeadmUploadCerts(p flags) int {
 		}
 		key := randomHex(32)
 		st.CertificateKey, st.CertKeyExpires = key, s.now().Add(2*time.Hour)
+		// The Secret kubeadm stores the encrypted certificates in, as
+		// kubectl lists it (its 2h expiry is the key's, checked by join).
+		data := map[string]any{}
+		for _, f := range []string{"ca.crt", "ca.key", "etcd-ca.crt", "etcd-ca.key", "front-proxy-ca.crt", "front-proxy-ca.key", "sa.key", "sa.pub"} {
+			data[f] = base64.StdEncoding.EncodeToString([]byte(randomHex(32)))
+		}
+		st.putObject(&Object{APIVersion: "v1", Kind: "Secret", Namespace: "kube-system", Name: "kubeadm-certs", Created: s.now(), Generation: 1,
+			Body: map[string]any{"type": "Opaque", "data": data}})
 		s.printf("[upload-certs] Storing the certificates in Secret \"kubeadm-certs\" in the \"kube-system\" Namespace\n[upload-certs] Using certificate key:\n%s\n", key)
 		return nil
 	})
