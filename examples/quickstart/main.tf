@@ -25,6 +25,12 @@ variable "masters" {
   ]
 }
 
+variable "control_plane_endpoint" {
+  description = "host:port of a load balancer or virtual IP in front of port 6443 of every master; required with more than one master. `make demo` sets the first test host's address."
+  type        = string
+  default     = "api.prod-k8s.internal.example:6443"
+}
+
 variable "workers" {
   description = "Worker hosts: name and address."
   type        = list(object({ name = string, address = string }))
@@ -77,8 +83,9 @@ resource "cp_kubernetes_cluster" "prod" {
   storage                  = "longhorn"
   kubernetes_version       = "1.34.2"
 
-  masters = var.masters
-  workers = var.workers
+  parameters = { control_plane_endpoint = var.control_plane_endpoint }
+  masters    = var.masters
+  workers    = var.workers
 }
 
 output "plan" {

@@ -115,11 +115,15 @@ func ControlPlaneChange(prior, next ControlPlane) MastersChange {
 		return c
 	}
 	if len(c.Added) > 0 {
+		how := ""
+		if prior.Params[EndpointParam] == "" {
+			how = fmt.Sprintf(" (the first master's address, as parameters[\"%s\"] was not set)", EndpointParam)
+		}
 		return MastersChange{Refused: &Problem{Path: EndpointPath, Summary: "Masters added with another control-plane endpoint",
-			Detail: fmt.Sprintf("%s would join through %s, but the cluster was built with control-plane endpoint %s (the first master's address when "+
-				"parameters[\"%s\"] was not set): kubeadm wrote it into the API server's certificate and every kubeconfig, and joins new masters through it. "+
-				"Either set parameters[\"%s\"] = %s to add the masters in place, or first apply the endpoint change alone (it replaces the cluster), then add the masters.",
-				joinNames(c.Added), paramtype.Quote(newEP), paramtype.Quote(oldEP), EndpointParam, EndpointParam, paramtype.Quote(oldEP))}}
+			Detail: fmt.Sprintf("%s would join through %s, but the cluster was built with control-plane endpoint %s%s: kubeadm wrote it into the API server's "+
+				"certificate and every kubeconfig, and joins new masters through it. Either set parameters[\"%s\"] = %s to add the masters in place, "+
+				"or first apply the endpoint change alone (it replaces the cluster), then add the masters.",
+				joinNames(c.Added), paramtype.Quote(newEP), paramtype.Quote(oldEP), how, EndpointParam, paramtype.Quote(oldEP))}}
 	}
 	return MastersChange{Replace: true, Reason: fmt.Sprintf("the control-plane endpoint changes from %s to %s: kubeadm wrote it into the API server's certificate, "+
 		"every kubeconfig and the kubeadm-config ConfigMap, so the cluster is built again", paramtype.Quote(oldEP), paramtype.Quote(newEP)), ReasonPath: EndpointPath}

@@ -157,9 +157,10 @@ func TestControlPlaneChange(t *testing.T) {
 			return c
 		}(), false, false, []string{"master-2"}, nil, nil},
 		{"add a master to a cluster built without an endpoint", controlPlane("", "master-1"), controlPlane(lb, "master-1", "master-2"), false, true, nil, nil,
-			[]string{"master-2 would join through \"api.prod.internal:6443\"", `control-plane endpoint "10.0.0.11:6443"`, `parameters["control_plane_endpoint"] = "10.0.0.11:6443"`, "replaces the cluster"}},
+			[]string{"master-2 would join through \"api.prod.internal:6443\"", `control-plane endpoint "10.0.0.11:6443" (the first master's address`,
+				`parameters["control_plane_endpoint"] = "10.0.0.11:6443"`, "replaces the cluster"}},
 		{"add a master with another endpoint", controlPlane(lb, "master-1"), controlPlane("api.new.internal:6443", "master-1", "master-2"), false, true, nil, nil,
-			[]string{"api.new.internal:6443", "api.prod.internal:6443"}},
+			[]string{`"api.new.internal:6443", but the cluster was built with control-plane endpoint "api.prod.internal:6443": kubeadm`}},
 		{"remove a master", controlPlane(lb, "master-1", "master-2", "master-3"), controlPlane(lb, "master-1", "master-3"), false, false, nil, []string{"master-2"}, nil},
 		{"remove a master, add another", controlPlane(lb, "master-1", "master-2"), controlPlane(lb, "master-1", "master-3"), false, false, []string{"master-3"}, []string{"master-2"}, nil},
 		{"change the endpoint", controlPlane(lb, "master-1", "master-2"), controlPlane("10.0.0.100:6443", "master-1", "master-2"), true, false, nil, nil,

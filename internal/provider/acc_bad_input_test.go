@@ -75,7 +75,17 @@ func TestAccBadConfigInputs(t *testing.T) {
 	}
 	masters := "[" + node("master-1", "master-1", "") + ", " + node("master-2", "master-2", "") + ", " + node("master-3", "master-3", "") + "]"
 	workers := "[" + node("worker-1", "worker-1", "") + "]"
+	// Several masters need the control-plane endpoint: the first
+	// master's address, in the parameters a case sets or on its own.
+	endpoint := fmt.Sprintf("control_plane_endpoint = %q", addr("master-1")+":6443")
 	cluster := func(name, ms, ws, extra string) string {
+		if strings.Count(ms, "name =") > 1 {
+			if strings.Contains(extra, "parameters = { ") {
+				extra = strings.Replace(extra, "parameters = { ", "parameters = { "+endpoint+", ", 1)
+			} else {
+				extra = "parameters = { " + endpoint + " }\n  " + extra
+			}
+		}
 		return fmt.Sprintf(`
 resource "cp_kubernetes_cluster" "c" {
   name    = %q
@@ -182,6 +192,10 @@ provider "cp" {
 			errAt("Invalid SSH timeout", "ssh.timeout", `"soon" is not a positive duration`)},
 		{"negative timeouts block", "", "", cluster("prod-k8s", masters, workers, `timeouts = { create = "-5m" }`),
 			errAt("Invalid timeout", "timeouts.create", `"-5m" is not a positive duration`)},
+		{"several masters without a control-plane endpoint", "", "", strings.Replace(cluster("prod-k8s", masters, workers, ""), "parameters = { "+endpoint+" }", "", 1),
+			errAt("Control-plane endpoint required", `parameters["control_plane_endpoint"]`, "3 masters are listed")},
+		{"control-plane endpoint with port 0", "", "", strings.Replace(cluster("prod-k8s", masters, workers, ""), addr("master-1")+":6443", "lb.internal:0", 1),
+			errAt("Invalid control-plane endpoint", `parameters["control_plane_endpoint"]`, `"lb.internal:0" is not a host name or IP address with an optional port (1-65535)`)},
 		{"parameter typed duration", "", "", cluster("prod-k8s", masters, workers, `parameters = { drain_timeout = "soon" }`),
 			errAt("Invalid parameter value", `parameters["drain_timeout"]`, `"soon"`)},
 		{"parameter typed integer", "", "", cluster("prod-k8s", masters, workers, `parameters = { min_cpus = "BASH_VERSINFO[$(touch /tmp/x)]*0" }`),

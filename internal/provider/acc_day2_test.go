@@ -282,9 +282,9 @@ func TestAccDay2_removeMaster(t *testing.T) {
 	testAccPreCheck(t)
 	c := accHosts(t, "remove-master", "master-1", "master-2", "master-3")
 	prov := accProvider(c, "")
-	three := day2Cluster(c, "remove-master", []string{"master-1", "master-2", "master-3"}, nil, "")
+	three := day2Cluster(c, "remove-master", []string{"master-1", "master-2", "master-3"}, nil, endpointHCL(c, ""))
 	two := strings.Replace(day2Cluster(c, "remove-master", []string{"master-1", "master-2"}, nil,
-		`approvals = [{ gate = "confirm-node-removal", option = "remove node" }, { gate = "confirm-cluster-deletion", option = "delete cluster" }]`),
+		endpointHCL(c, "")+"\n  "+`approvals = [{ gate = "confirm-node-removal", option = "remove node" }, { gate = "confirm-cluster-deletion", option = "delete cluster" }]`),
 		"  approvals      = [{ gate = \"confirm-cluster-deletion\", option = \"delete cluster\" }]\n", "", 1)
 	addr := "cp_kubernetes_cluster.k"
 	resource.Test(t, resource.TestCase{

@@ -68,10 +68,11 @@ func clusterParams(m *clusterModel) map[string]string {
 	set("storage", strOr(m.Storage, ""))
 	set("pod_cidr", strOr(m.PodCIDR, ""))
 	set("service_cidr", strOr(m.ServiceCIDR, ""))
-	// Several masters need a shared endpoint; without a load balancer
-	// given, the first master serves it.
-	if p["control_plane_endpoint"] == "" && len(m.Masters) > 1 {
-		p["control_plane_endpoint"] = m.Masters[0].Address.ValueString() + ":6443"
+	// The endpoint reaches the pack as host:port (validateCluster checked
+	// it; several masters need it). A single master without one is left
+	// to the pack's default: its node address on port 6443.
+	if ep, err := intent.NormalizeEndpoint(p[intent.EndpointParam]); err == nil {
+		p[intent.EndpointParam] = ep
 	}
 	if len(m.RegistryMirrors) > 0 {
 		p["registry_mirrors"] = strings.Join(m.RegistryMirrors, ",")

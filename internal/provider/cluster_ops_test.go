@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -81,8 +82,8 @@ func TestClusterHooksPlanRelabelForLabelAndTaintChanges(t *testing.T) {
 	}
 }
 
-// Changing only a master's labels or taints does not replace the cluster;
-// any other change of the masters still does.
+// Changing only a master's labels or taints, or adding a master, does not
+// replace the cluster; a change of the first master does.
 func TestMastersReplacedIgnoresLabelsAndTaints(t *testing.T) {
 	ctx := context.Background()
 	var sr resource.SchemaResponse
@@ -95,8 +96,11 @@ func TestMastersReplacedIgnoresLabelsAndTaints(t *testing.T) {
 		}
 		return l
 	}
+	named := func(name, addr string, labels map[string]string, taints []string) nodeModel {
+		return nodeModel{Name: types.StringValue(name), Address: types.StringValue(addr), Port: types.Int64Null(), Labels: labels, Taints: taints}
+	}
 	master := func(addr string, labels map[string]string, taints []string) nodeModel {
-		return nodeModel{Name: types.StringValue("master-1"), Address: types.StringValue(addr), Port: types.Int64Null(), Labels: labels, Taints: taints}
+		return named("master-1", addr, labels, taints)
 	}
 	state := list(master("10.0.0.11", map[string]string{"rack": "r1"}, nil))
 	for name, c := range map[string]struct {
@@ -105,13 +109,98 @@ func TestMastersReplacedIgnoresLabelsAndTaints(t *testing.T) {
 	}{
 		"labels and taints":   {list(master("10.0.0.11", map[string]string{"rack": "r2"}, []string{"a:NoSchedule"})), false},
 		"address":             {list(master("10.0.0.12", map[string]string{"rack": "r1"}, nil)), true},
-		"a master added":      {list(master("10.0.0.11", map[string]string{"rack": "r1"}, nil), master("10.0.0.13", nil, nil)), true},
+		"a master added":      {list(master("10.0.0.11", map[string]string{"rack": "r1"}, nil), named("master-2", "10.0.0.13", nil, nil)), false},
+		"the first replaced":  {list(named("master-2", "10.0.0.13", nil, nil)), true},
+		"a port set":          {list(nodeModel{Name: types.StringValue("master-1"), Address: types.StringValue("10.0.0.11"), Port: types.Int64Value(2222), Labels: map[string]string{"rack": "r1"}}), true},
 		"address and a label": {list(master("10.0.0.12", map[string]string{"rack": "r2"}, nil)), true},
 	} {
 		var resp listplanmodifier.RequiresReplaceIfFuncResponse
 		mastersReplaced(ctx, planmodifier.ListRequest{StateValue: state, PlanValue: c.plan}, &resp)
 		if resp.Diagnostics.HasError() || resp.RequiresReplace != c.replace {
 			t.Errorf("%s: RequiresReplace = %v (%v), want %v", name, resp.RequiresReplace, resp.Diagnostics, c.replace)
+		}
+	}
+}
+
+// The control-plane endpoint reaches the pack as host:port (6443 when
+// given without a port) and makes the api_endpoint; a single master
+// without one leaves the pack its default (no parameter) and the
+// api_endpoint is the first master's; several masters without one are
+// refused at plan on parameters["control_plane_endpoint"].
+func TestClusterEndpointReachesThePack(t *testing.T) {
+	str := types.StringValue
+	m := relabelModel(nil, nil)
+	m.Masters = append(m.Masters, nodeModel{Name: str("master-2"), Address: str("10.0.0.12")})
+	m.Parameters = map[string]string{intent.EndpointParam: "api.prod.internal"}
+	if got := clusterParams(m)[intent.EndpointParam]; got != "api.prod.internal:6443" {
+		t.Errorf("got: control_plane_endpoint %q want: api.prod.internal:6443", got)
+	}
+	if got := apiEndpoint(m); got != "https://api.prod.internal:6443" {
+		t.Errorf("got: api_endpoint %q want: https://api.prod.internal:6443", got)
+	}
+	var diags diag.Diagnostics
+	validateCluster(context.Background(), m, nil, &diags)
+	if diags.HasError() {
+		t.Fatalf("got: %v want: no error with the endpoint given", diags)
+	}
+	m.Parameters = nil
+	diags = nil
+	validateCluster(context.Background(), m, nil, &diags)
+	wantOneError(t, diags, `parameters["control_plane_endpoint"]`, "load balancer or virtual IP", "")
+	m.Parameters = map[string]string{intent.EndpointParam: "api.prod.internal:99999"}
+	diags = nil
+	validateCluster(context.Background(), m, nil, &diags)
+	wantOneError(t, diags, `parameters["control_plane_endpoint"]`, "port", "")
+	one := relabelModel(nil, nil)
+	if _, set := clusterParams(one)[intent.EndpointParam]; set {
+		t.Errorf("a single master without an endpoint sets control_plane_endpoint %q; the pack defaults it", clusterParams(one)[intent.EndpointParam])
+	}
+	if got := apiEndpoint(one); got != "https://10.0.0.11:6443" {
+		t.Errorf("got: api_endpoint %q want: https://10.0.0.11:6443", got)
+	}
+}
+
+// A master added to a cluster plans add_master: master-2 joins as a
+// control-plane node (join-control-plane, the kubeadm join with the
+// certificate key) after the certificates are uploaded on master-1 and
+// with the endpoint given; nothing else joins.
+func TestClusterHooksPlanAddMaster(t *testing.T) {
+	cat, err := packs.LoadBuiltin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &KubernetesClusterResource{}
+	h := clusterHooks{r: r}
+	r.init(h)
+	r.data = &providerData{Environment: "dev", Catalog: cat}
+	state := relabelModel(nil, nil)
+	state.Parameters = map[string]string{intent.EndpointParam: "api.prod.internal:6443"}
+	plan := relabelModel(nil, nil)
+	plan.Parameters = map[string]string{intent.EndpointParam: "api.prod.internal:6443"}
+	plan.Masters = append(plan.Masters, nodeModel{Name: types.StringValue("master-2"), Address: types.StringValue("10.0.0.12")})
+	plan.Environment, state.Environment = types.StringValue("dev"), types.StringValue("dev")
+	var diags diag.Diagnostics
+	_, ops := planIntent(&r.intentBase, h, plan, state, h.changes(plan, state, false), &diags)
+	if diags.HasError() {
+		t.Fatalf("planIntent: %v", diags)
+	}
+	if len(ops) != 1 || ops[0].Action != "add_master" || !slices.Equal(ops[0].Targets, []string{"master-2"}) {
+		t.Fatalf("ops = %+v, want one add_master of master-2", ops)
+	}
+	p := ops[0].Composed.Plan
+	join, ok := p.Instance("join-control-plane[master-2]")
+	if !ok {
+		t.Fatalf("no join-control-plane[master-2] in %v", p.Instances)
+	}
+	if join.Params[intent.EndpointParam] != "api.prod.internal:6443" {
+		t.Errorf("join-control-plane's endpoint %q, want api.prod.internal:6443", join.Params[intent.EndpointParam])
+	}
+	if !slices.Contains(join.Needs, "generate-certificate-key[master-1]") {
+		t.Errorf("join-control-plane[master-2] needs %v, want generate-certificate-key[master-1] among them", join.Needs)
+	}
+	for _, x := range p.Instances {
+		if strings.HasPrefix(x.ID, "join-") && x.ID != "join-control-plane[master-2]" {
+			t.Errorf("add_master also plans %s", x.ID)
 		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/intentops/terraform-provider-cp/internal/intent"
 )
 
 var (
@@ -86,8 +88,10 @@ func setPlanned(plan *clusterModel, ops []intentOp) {
 	}
 }
 
+// apiEndpoint is the API server's URL: the control-plane endpoint when
+// given, else the first master's address on port 6443.
 func apiEndpoint(m *clusterModel) string {
-	if ep := m.Parameters["control_plane_endpoint"]; ep != "" {
+	if ep, err := intent.NormalizeEndpoint(m.Parameters[intent.EndpointParam]); err == nil {
 		return "https://" + ep
 	}
 	return fmt.Sprintf("https://%s:6443", m.Masters[0].Address.ValueString())

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -169,7 +170,7 @@ func (r *KubernetesClusterResource) Schema(ctx context.Context, _ resource.Schem
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A Kubernetes cluster as an intent (seed scenario 1): masters and workers as host lists, CNI, runtime, storage and version. " +
 			"`plan` shows the DAG apply will run; apply runs it over SSH with the embedded engine and stores artifacts (secrets by reference) and evidence. " +
-			"Adding workers plans `add_node` for just those, removing them plans `remove_node`, a version change plans a rolling upgrade. " +
+			"Adding workers plans `add_node` for just those, adding masters `add_master`, removing either plans `remove_node`, a version change plans a rolling upgrade. " +
 			"A failed apply leaves no tainted resource: fix or patch, and apply again resumes where it stopped.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{MarkdownDescription: "The cluster name.", Computed: true,
@@ -179,11 +180,15 @@ func (r *KubernetesClusterResource) Schema(ctx context.Context, _ resource.Schem
 			"environment": schema.StringAttribute{MarkdownDescription: "Environment; defaults to the provider's.", Optional: true, Computed: true,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace(), stringplanmodifier.UseStateForUnknown()}},
 			"region": rOptStr("Region, matched by `same-as-workload` constraints of workloads on the cluster."),
-			"masters": schema.ListNestedAttribute{MarkdownDescription: "Control-plane hosts; the first one initializes the cluster. Changing them replaces the cluster (the plan marks the attribute that forces it), except a change of their labels and taints, which plans `relabel`, and leaving out masters other than the first, which plans `remove_node` for them (drain, an etcd snapshot, their etcd members removed, reset) behind the `confirm-node-removal` gate.",
+			"masters": schema.ListNestedAttribute{MarkdownDescription: "Control-plane hosts; the first one initializes the cluster. With more than one master, `parameters[\"control_plane_endpoint\"]` is required. " +
+				"Changes in place: a master's labels and taints (`relabel`); masters added (`add_master`: a kubeadm control-plane join through the endpoint, " +
+				"with the certificates uploaded by `kubeadm init phase upload-certs`); masters other than the first left out (`remove_node`: drain, an etcd snapshot, " +
+				"their etcd members removed, reset, behind the `confirm-node-removal` gate). Any other change (the first master, a staying master's address or " +
+				"settings, their order) replaces the cluster, with a plan warning saying why; adding masters while the endpoint changes is refused.",
 				Required: true, NestedObject: schema.NestedAttributeObject{Attributes: nodeAttrs("master")},
 				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(mastersReplaced,
-					"Changing the masters, other than their labels and taints or leaving out masters other than the first, replaces the cluster.",
-					"Changing the masters, other than their labels and taints or leaving out masters other than the first, replaces the cluster.")}},
+					"Changing the first master, a staying master or the masters' order replaces the cluster; labels and taints, masters added and masters other than the first left out are changed in place.",
+					"Changing the first master, a staying master or the masters' order replaces the cluster; labels and taints, masters added and masters other than the first left out are changed in place.")}},
 			"workers": schema.ListNestedAttribute{MarkdownDescription: "Worker hosts; adding or removing one plans add_node / remove_node for just that host, changing a worker's labels or taints plans `relabel`.",
 				Optional: true, NestedObject: schema.NestedAttributeObject{Attributes: nodeAttrs("worker")}},
 			"cni":                rDefaultStr("CNI plugin: `calico`, `cilium` or `flannel`. Changing it replaces the cluster.", "calico", true, "calico", "cilium", "flannel"),
@@ -196,12 +201,19 @@ func (r *KubernetesClusterResource) Schema(ctx context.Context, _ resource.Schem
 			"service_cidr":     rDefaultStr("Service network CIDR.", "10.96.0.0/12", true),
 			"registry_mirrors": rOptList("Registry mirrors configured in containerd, e.g. `https://mirror.internal:5000`."),
 			"proxy":            proxyAttr(),
-			"parameters":       rOptMap("Further pack parameters, e.g. `control_plane_endpoint`; see the `kubernetes` pack's contract."),
-			"customizations":   resCustomizationsAttr(),
-			"plan_patches":     resPlanPatchesAttr(),
-			"approvals":        resApprovalsAttr(),
-			"interventions":    resInterventionsAttr(),
-			"ssh":              resourceSSHAttr(),
+			"parameters": schema.MapAttribute{MarkdownDescription: "Further pack parameters; see the `kubernetes` pack's contract. " +
+				"`control_plane_endpoint` is kubeadm's `controlPlaneEndpoint`: a load balancer or virtual IP in front of port 6443 of every master, as `host:port` " +
+				"(a DNS name or an IP address; port 6443 when left out), e.g. `api.prod.internal:6443`. Required with more than one master; a single master " +
+				"defaults to its node address on port 6443. It is written into the API server's certificate and every kubeconfig: changing it replaces " +
+				"the cluster, and a single-master cluster created without it can add masters only when the endpoint given is that default.",
+				Optional: true, ElementType: stringType,
+				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplaceIf(parametersReplaced,
+					"Changing parameters[\"control_plane_endpoint\"] replaces the cluster.", "Changing `parameters[\"control_plane_endpoint\"]` replaces the cluster.")}},
+			"customizations": resCustomizationsAttr(),
+			"plan_patches":   resPlanPatchesAttr(),
+			"approvals":      resApprovalsAttr(),
+			"interventions":  resInterventionsAttr(),
+			"ssh":            resourceSSHAttr(),
 			"deletion_protection": schema.BoolAttribute{MarkdownDescription: "Refuse to destroy the cluster while true.",
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false)},
 			"refresh_health": schema.BoolAttribute{MarkdownDescription: "Refresh node health, labels and taints over SSH on every read (one node list through a master), so a node that disappeared, or whose labels or taints were changed on the API server, shows as drift in the next plan.",

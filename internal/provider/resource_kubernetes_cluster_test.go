@@ -21,11 +21,24 @@ resource "cp_kubernetes_cluster" "prod" {
   cni                      = "calico"
   container_runtime        = "containerd"
   storage                  = "longhorn"
+  parameters               = { control_plane_endpoint = %q }
   masters                  = %s
   workers                  = %s
   %s
 }
-`, masters, workers, extra)
+`, firstAddress(masters)+":6443", masters, workers, extra)
+}
+
+var addressRE = regexp.MustCompile(`address\s*=\s*"([^"]+)"`)
+
+// firstAddress is the first address in a hosts list's HCL: the first
+// master's, which the test hosts' simulated API server answers on as the
+// control-plane endpoint (a load balancer in a real deployment).
+func firstAddress(hostsHCL string) string {
+	if m := addressRE.FindStringSubmatch(hostsHCL); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 // Seed scenario 1 through OpenTofu against real SSH test hosts: create ->

@@ -1,6 +1,7 @@
 // Command tfvars turns the JSON `cp-testhosts up` prints into the
 // quickstart's terraform.tfvars.json: masters and workers by name prefix,
-// and the SSH user, port, key and known_hosts of the test hosts.
+// the control-plane endpoint (the first master's address, port 6443), and
+// the SSH user, port, key and known_hosts of the test hosts.
 package main
 
 import (
@@ -51,6 +52,9 @@ func convert(r io.Reader, w io.Writer) error {
 		Port       int    `json:"ssh_port,omitempty"`
 		Key        string `json:"ssh_private_key_file"`
 		KnownHosts string `json:"ssh_known_hosts_file"`
+		// Endpoint is the first master's address on port 6443, which the
+		// test hosts' API server answers on (a load balancer elsewhere).
+		Endpoint string `json:"control_plane_endpoint,omitempty"`
 	}{Masters: []node{}, Workers: []node{}, User: in.Hosts[0].User, Port: in.Hosts[0].Port, Key: in.Hosts[0].KeyPath, KnownHosts: in.Hosts[0].KnownHostsPath}
 	for _, h := range in.Hosts {
 		n := node{Name: h.Name, Address: h.Address}
@@ -59,6 +63,9 @@ func convert(r io.Reader, w io.Writer) error {
 		} else {
 			out.Workers = append(out.Workers, n)
 		}
+	}
+	if len(out.Masters) > 0 {
+		out.Endpoint = out.Masters[0].Address + ":6443"
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

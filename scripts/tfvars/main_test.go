@@ -26,6 +26,9 @@ func TestConvertCarriesPortAndSplitsRoles(t *testing.T) {
 	if len(m) != 1 || len(w) != 1 || !strings.Contains(b.String(), `"address": "127.0.0.3"`) {
 		t.Errorf("roles: %s", b.String())
 	}
+	if got["control_plane_endpoint"] != "127.0.0.2:6443" {
+		t.Errorf("got: control_plane_endpoint %v want: the first master's address, 127.0.0.2:6443", got["control_plane_endpoint"])
+	}
 }
 
 func TestConvertWithoutPortLeavesTheDefault(t *testing.T) {

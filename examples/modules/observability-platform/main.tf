@@ -24,6 +24,12 @@ variable "masters" {
   type = list(object({ name = string, address = string }))
 }
 
+variable "control_plane_endpoint" {
+  description = "host:port of a load balancer or virtual IP in front of the masters' port 6443; required with more than one master."
+  type        = string
+  default     = null
+}
+
 variable "workers" {
   type    = list(object({ name = string, address = string }))
   default = []
@@ -51,6 +57,7 @@ resource "cp_kubernetes_cluster" "this" {
   require_ha_control_plane = length(var.masters) >= 3
   masters                  = var.masters
   workers                  = var.workers
+  parameters               = var.control_plane_endpoint == null ? null : { control_plane_endpoint = var.control_plane_endpoint }
 }
 
 # The decision for object storage, with a reason for every candidate.

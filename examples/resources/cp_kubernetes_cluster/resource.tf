@@ -10,6 +10,14 @@ resource "cp_kubernetes_cluster" "prod" {
   registry_mirrors         = ["https://mirror.internal.example:5000"]
   deletion_protection      = true
 
+  # Several masters need a stable API endpoint: a load balancer or virtual
+  # IP forwarding to port 6443 of every master (kubeadm's
+  # controlPlaneEndpoint). Adding a master later plans add_master; changing
+  # the endpoint replaces the cluster.
+  parameters = {
+    control_plane_endpoint = "api.prod-k8s.internal.example:6443"
+  }
+
   masters = [
     { name = "master-1", address = "10.0.0.11" },
     { name = "master-2", address = "10.0.0.12" },
