@@ -66,9 +66,10 @@ func TestKubernetesDay2ActionsPlan(t *testing.T) {
 		{"add_master", []string{"master-3"}, nil, []string{"build-node-inventory", "configure-node-proxy[master-3]", "generate-certificate-key[master-1]",
 			"generate-join-token[master-1]", "generate-wireguard-key[master-1]", "generate-wireguard-key[master-2]",
 			"generate-wireguard-key[master-3]", "generate-wireguard-key[worker-1]", "generate-wireguard-key[worker-2]", "join-control-plane[master-3]", "label-node[master-3]",
-			"prepare-kubernetes-prerequisites[master-3]", "update-wireguard-mesh[master-1]", "update-wireguard-mesh[master-2]",
+			"preflight-node[master-3]", "prepare-kubernetes-prerequisites[master-3]", "update-wireguard-mesh[master-1]", "update-wireguard-mesh[master-2]",
 			"update-wireguard-mesh[master-3]", "update-wireguard-mesh[worker-1]", "update-wireguard-mesh[worker-2]",
-			"validate-node[master-3]", "verify-node-ready[master-3]"}},
+			"validate-node[master-3]", "verify-node-ready[master-3]", "verify-wireguard-mesh[master-1]", "verify-wireguard-mesh[master-2]",
+			"verify-wireguard-mesh[master-3]", "verify-wireguard-mesh[worker-1]", "verify-wireguard-mesh[worker-2]"}},
 	} {
 		t.Run(c.action, func(t *testing.T) {
 			in := builtinIntent(2, 2, c.action)
