@@ -22,9 +22,9 @@ func TestMaxFailuresLoads(t *testing.T) {
 func TestMaxFailuresRefused(t *testing.T) {
 	cases := []struct{ name, new, want string }{
 		{"negative", "    timeout: 2m\n    serial: 1\n    max_failures: -1\n",
-			`jobs/prepare.yaml:31: controls.max_failures: max_failures -1 is negative; use 0 to stop the rolling at its first failed host`},
+			`jobs/prepare.yaml:30: controls.max_failures: max_failures -1 is negative; use 0 to stop the rolling at its first failed host`},
 		{"without serial", "    timeout: 2m\n    max_failures: 1\n",
-			`jobs/prepare.yaml:30: controls.max_failures: max_failures 1 has no effect without controls.serial`},
+			`jobs/prepare.yaml:29: controls.max_failures: max_failures 1 has no effect without controls.serial`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -64,9 +64,9 @@ func TestRunOnAndRollingAfterRefused(t *testing.T) {
 		{"run_on without effect", "jobs/apply.yaml", "    expand: once\n", "    expand: once\n    run_on: first_master\n",
 			`jobs/apply.yaml:6: scope.run_on: scope.run_on first_master has no effect with scope.expand once`},
 		{"rolling_after unknown job", "jobs/prepare.yaml", "    timeout: 2m\n", "    timeout: 2m\n    rolling_after: drain\n",
-			`jobs/prepare.yaml:30: controls.rolling_after: rolling_after names job "drain", which is not in the job library`},
+			`jobs/prepare.yaml:29: controls.rolling_after: rolling_after names job "drain", which is not in the job library`},
 		{"rolling_after other expansion", "jobs/prepare.yaml", "    timeout: 2m\n", "    timeout: 2m\n    rolling_after: apply\n",
-			`jobs/prepare.yaml:30: controls.rolling_after: rolling_after names job "apply", which expands once; it must expand like this job (each_node)`},
+			`jobs/prepare.yaml:29: controls.rolling_after: rolling_after names job "apply", which expands once; it must expand like this job (each_node)`},
 		{"rolling_after on one instance", "jobs/apply.yaml", "    timeout: 5m\n", "    timeout: 5m\n    rolling_after: apply\n",
 			`jobs/apply.yaml:19: controls.rolling_after: rolling_after has no effect with scope.expand once`},
 	}
