@@ -63,12 +63,10 @@ func checkPatchRisk(ps *Problems, base Path, pack *protocol.ScenarioPack, p prot
 	if p.Risk == "" {
 		from = "it sets no risk and pack " + pack.Ref() + " has risk.default_level high"
 	}
-	who := "by the actor who applies it"
+	how := "once the provider's actor " + quoteOr(actor.Name) + " has reviewed it, set approval = { approved_by = " + quoteOr(actor.Name) + " } (add roles = [...] to name the roles that may approve)"
 	if len(p.Approval.Roles) > 0 {
-		who = "by an actor holding one of the roles " + quoteList(p.Approval.Roles)
+		how = "once it is reviewed by an actor holding one of the roles " + quoteList(p.Approval.Roles) + ", set approval.approved_by = " + quoteOr(actor.Name) + " (the provider's actor, who must hold one of them)"
 	}
-	ps.add(base.Index(i), "High-risk plan patch not approved",
-		"plan patch %s needs an approval because %s: once it is reviewed %s, set approval = { approved_by = %s } (with roles = [...] to name who may approve).",
-		patchName(p, i), from, who, quoteOr(actor.Name))
+	ps.add(base.Index(i), "High-risk plan patch not approved", "plan patch %s needs an approval because %s: %s.", patchName(p, i), from, how)
 	return false
 }

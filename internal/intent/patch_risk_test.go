@@ -66,9 +66,9 @@ func TestCheckPatchRisk(t *testing.T) {
 		want  []string
 	}{
 		{"high without approval", riskPack("low"), patch("high", "", "sre"), sre,
-			[]string{`plan_patches[0]: High-risk plan patch not approved: plan patch p1 needs an approval because its risk is high: once it is reviewed by an actor holding one of the roles "sre", set approval = { approved_by = "alice" }`}},
+			[]string{`plan_patches[0]: High-risk plan patch not approved: plan patch p1 needs an approval because its risk is high: once it is reviewed by an actor holding one of the roles "sre", set approval.approved_by = "alice" (the provider's actor, who must hold one of them).`}},
 		{"high without approval or roles", riskPack(""), patch("high", ""), sre,
-			[]string{`plan_patches[0]: High-risk plan patch not approved: plan patch p1 needs an approval because its risk is high: once it is reviewed by the actor who applies it, set approval = { approved_by = "alice" }`}},
+			[]string{`plan_patches[0]: High-risk plan patch not approved: plan patch p1 needs an approval because its risk is high: once the provider's actor "alice" has reviewed it, set approval = { approved_by = "alice" } (add roles = [...] to name the roles that may approve).`}},
 		{"high approved by a role holder", riskPack("low"), patch("high", "alice", "sre"), sre, nil},
 		{"high approved by an actor without the role", riskPack("low"), patch("high", "alice", "sre"), dev,
 			[]string{`plan_patches[0].approval.roles: Approver lacks the role: plan patch p1 needs approval by one of the roles "sre", but actor "alice" holds "developer"`}},
