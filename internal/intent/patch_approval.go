@@ -9,7 +9,7 @@ import (
 )
 
 // CheckPatchApprovals checks each plan patch that needs approval
-// (NeedsApproval: approval.required, or a high effective risk, its own or
+// (needsApproval: approval.required, or a high effective risk, its own or
 // the pack's risk.default_level) and says it has one: approved_by must be
 // the provider's actor (who runs the apply, so an approval cannot be
 // signed in someone else's name), and when approval.roles is set the
@@ -24,7 +24,7 @@ func CheckPatchApprovals(base Path, pack *protocol.ScenarioPack, patches []proto
 			continue
 		}
 		a := p.Approval
-		if !NeedsApproval(pack, p) || a.ApprovedBy == "" {
+		if !needsApproval(pack, p) || a.ApprovedBy == "" {
 			continue
 		}
 		at := base.Index(i).Attr("approval")

@@ -40,9 +40,9 @@ func WithPatchRisk(pack *protocol.ScenarioPack, patches []protocol.PlanPatch) []
 	return out
 }
 
-// NeedsApproval reports whether a patch may be applied only once
+// needsApproval reports whether a patch may be applied only once
 // approved: it says approval.required, or its effective risk is high.
-func NeedsApproval(pack *protocol.ScenarioPack, p protocol.PlanPatch) bool {
+func needsApproval(pack *protocol.ScenarioPack, p protocol.PlanPatch) bool {
 	return p.Approval.Required || PatchRisk(pack, p) == RiskHigh
 }
 
