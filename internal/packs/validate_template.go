@@ -98,4 +98,5 @@ func (l *loaded) validateTemplate(tf *templateFile, jobs map[string]*jobFile) {
 		add("action", "action %q is not declared in pack.yaml actions %s", t.Action, strings.Join(l.pack.Actions, ", "))
 	}
 	l.validateStageOrder(tf, jobs)
+	l.validateStageContracts(tf, jobs)
 }
