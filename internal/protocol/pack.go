@@ -153,8 +153,11 @@ type Stage struct {
 	ID    string   `yaml:"id" json:"id"`
 	Title string   `yaml:"title" json:"title"`
 	Jobs  []string `yaml:"jobs" json:"jobs"`
-	// Requires and Produces document the stage contract for people; the
-	// planner derives edges from the jobs' own contracts.
+	// Requires and Produces are the stage's contract, checked at pack load
+	// against its jobs: it produces only what one of them provides (a
+	// capability, an artifact or an evidence id) and requires only what an
+	// earlier stage produces, one of its jobs requires or the pack
+	// requires. The planner derives edges from the jobs' own contracts.
 	Requires []string `yaml:"requires,omitempty" json:"requires,omitempty"`
 	Produces []string `yaml:"produces,omitempty" json:"produces,omitempty"`
 }
