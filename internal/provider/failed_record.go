@@ -141,7 +141,7 @@ func recordRedactor(ip intentPlan, results []opResult) *transport.Redactor {
 // planReadTimeout bounds, at plan, the read of a failed create's record:
 // a host that does not answer in time is not waited for (the plan then
 // says nothing of a resume; apply reads the record again).
-const planReadTimeout = 20 * time.Second
+const planReadTimeout = 10 * time.Second
 
 // showFailedCreates says, at the plan of a create, which of its
 // operations continue a create that failed before (its record kept on

@@ -31,7 +31,7 @@ func providerSchema() schema.Schema {
 				Optional:            true,
 			},
 			"refresh_evidence": schema.BoolAttribute{
-				MarkdownDescription: "Whether refresh checks the recorded evidence of every intent resource's completed jobs again on its hosts (one SSH command per host), so that `plan` shows the jobs whose evidence no longer holds, and those that follow them, as a `repair`, and the others as `satisfied`. Set `false` for a reviewer without access to the hosts: refresh then runs no SSH command and no plan is a repair. Defaults to `true`.",
+				MarkdownDescription: "Whether refresh checks the recorded evidence of every intent resource's completed jobs again on its hosts (one SSH command per host), so that `plan` shows the jobs whose evidence no longer holds, and those that follow them, as a `repair`, and the others as `satisfied`. The plan of a create also reads, on the host that keeps it (the first master, else the first host by name), the record of an earlier create of the same intent that failed, and warns that apply continues that operation rather than starting afresh. Set `false` for a reviewer without access to the hosts: refresh and plan then run no SSH command, no plan is a repair and none says it continues a failed create. Defaults to `true`.",
 				Optional:            true,
 			},
 			"actor": schema.StringAttribute{
