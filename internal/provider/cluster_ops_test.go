@@ -7,10 +7,14 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/intentops/terraform-provider-cp/internal/intent"
 	"github.com/intentops/terraform-provider-cp/internal/packs"
@@ -202,5 +206,92 @@ func TestClusterHooksPlanAddMaster(t *testing.T) {
 		if strings.HasPrefix(x.ID, "join-") && x.ID != "join-control-plane[master-2]" {
 			t.Errorf("add_master also plans %s", x.ID)
 		}
+	}
+}
+
+// The plan modifiers on real plan and state values: an endpoint change
+// alone replaces the cluster from parameters, warning why on the
+// parameter; a master added with the endpoint kept is in place; a master
+// added while the endpoint changes is refused on the parameter (and the
+// parameters' modifier leaves the refusal to the masters'); another
+// parameter changed replaces nothing.
+func TestControlPlanePlanModifiers(t *testing.T) {
+	ctx := context.Background()
+	var sr resource.SchemaResponse
+	(&KubernetesClusterResource{}).Schema(ctx, resource.SchemaRequest{}, &sr)
+	sch := sr.Schema
+	str := types.StringValue
+	m1 := nodeModel{Name: str("master-1"), Address: str("10.0.0.11"), Port: types.Int64Null(), NodeAddress: types.StringNull(), WireGuardEndpoint: types.StringNull()}
+	m2 := nodeModel{Name: str("master-2"), Address: str("10.0.0.12"), Port: types.Int64Null(), NodeAddress: types.StringNull(), WireGuardEndpoint: types.StringNull()}
+	type config struct {
+		masters []nodeModel
+		params  map[string]string
+	}
+	build := func(c config) (tfsdk.State, tfsdk.Plan, types.List, types.Map) {
+		t.Helper()
+		st := tfsdk.State{Schema: sch, Raw: tftypes.NewValue(sch.Type().TerraformType(ctx), nil)}
+		if d := st.SetAttribute(ctx, path.Root("masters"), c.masters); d.HasError() {
+			t.Fatal(d)
+		}
+		if d := st.SetAttribute(ctx, path.Root("parameters"), c.params); d.HasError() {
+			t.Fatal(d)
+		}
+		var l types.List
+		var m types.Map
+		st.GetAttribute(ctx, path.Root("masters"), &l)
+		st.GetAttribute(ctx, path.Root("parameters"), &m)
+		return st, tfsdk.Plan{Schema: sch, Raw: st.Raw}, l, m
+	}
+	lb := map[string]string{intent.EndpointParam: "api.prod.internal:6443"}
+	for _, c := range []struct {
+		name                   string
+		prior, next            config
+		mastersRep, paramsRep  bool
+		mastersErr, paramsWarn string
+	}{
+		{"endpoint changed", config{[]nodeModel{m1, m2}, lb}, config{[]nodeModel{m1, m2}, map[string]string{intent.EndpointParam: "10.0.0.100:6443"}},
+			false, true, "", `from "api.prod.internal:6443" to "10.0.0.100:6443"`},
+		{"master added, endpoint kept", config{[]nodeModel{m1}, lb}, config{[]nodeModel{m1, m2}, lb}, false, false, "", ""},
+		{"master added to a cluster without an endpoint", config{[]nodeModel{m1}, nil}, config{[]nodeModel{m1, m2}, lb}, false, false,
+			`built with control-plane endpoint "10.0.0.11:6443"`, ""},
+		{"another parameter changed", config{[]nodeModel{m1, m2}, lb}, config{[]nodeModel{m1, m2}, map[string]string{intent.EndpointParam: "api.prod.internal", "cni_manifest": "/srv/cni.yaml"}},
+			false, false, "", ""},
+		{"first master changed", config{[]nodeModel{m1, m2}, lb}, config{[]nodeModel{m2}, lb}, true, false, "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st, _, oldL, oldP := build(c.prior)
+			_, pl, newL, newP := build(c.next)
+			// As RequiresReplaceIf, each modifier runs when its attribute changes.
+			var mr listplanmodifier.RequiresReplaceIfFuncResponse
+			if !oldL.Equal(newL) {
+				mastersReplaced(ctx, planmodifier.ListRequest{State: st, Plan: pl, StateValue: oldL, PlanValue: newL}, &mr)
+			}
+			if mr.RequiresReplace != c.mastersRep {
+				t.Errorf("masters: RequiresReplace %v want %v (%v)", mr.RequiresReplace, c.mastersRep, mr.Diagnostics)
+			}
+			errs := errorsAt(mr.Diagnostics)
+			if c.mastersErr == "" && len(errs) > 0 || c.mastersErr != "" && (len(errs) != 1 || !strings.HasPrefix(errs[0], `parameters["control_plane_endpoint"]: `) || !strings.Contains(errs[0], c.mastersErr)) {
+				t.Errorf("masters: errors %q want one at parameters[\"control_plane_endpoint\"] saying %q", errs, c.mastersErr)
+			}
+			if c.mastersRep && mr.Diagnostics.WarningsCount() != 1 {
+				t.Errorf("masters: a replacement without its warning: %v", mr.Diagnostics)
+			}
+			var pr mapplanmodifier.RequiresReplaceIfFuncResponse
+			if !oldP.Equal(newP) {
+				parametersReplaced(ctx, planmodifier.MapRequest{State: st, Plan: pl, StateValue: oldP, PlanValue: newP}, &pr)
+			}
+			if pr.RequiresReplace != c.paramsRep || pr.Diagnostics.HasError() {
+				t.Errorf("parameters: RequiresReplace %v want %v (%v)", pr.RequiresReplace, c.paramsRep, pr.Diagnostics)
+			}
+			warned := ""
+			for _, d := range pr.Diagnostics.Warnings() {
+				if dp, ok := d.(diag.DiagnosticWithPath); ok && dp.Path().Equal(path.Root("parameters").AtMapKey(intent.EndpointParam)) {
+					warned = d.Detail()
+				}
+			}
+			if (c.paramsWarn == "") != (warned == "") || !strings.Contains(warned, c.paramsWarn) {
+				t.Errorf("parameters: warning %q want one on parameters[\"control_plane_endpoint\"] saying %q", warned, c.paramsWarn)
+			}
+		})
 	}
 }
