@@ -96,3 +96,27 @@ func TestValidateInputsNodeAddress(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoveEtcdMemberNodeAddress: remove-etcd-member and its evidence
+// reach the remaining masters' etcd at their node addresses (where kubeadm
+// made it serve clients), not their SSH addresses; a master without an
+// entry at its SSH address.
+func TestRemoveEtcdMemberNodeAddress(t *testing.T) {
+	env := map[string]string{"CP_HOST_ROLE": "master", "CP_PARAM_NODE_ADDRESSES": "master-1=192.168.10.1,node-1=192.168.10.11",
+		"CP_HOSTS": "master-1 203.0.113.1 master,node-1 203.0.113.11 master,master-3 203.0.113.3 master,worker-1 203.0.113.21 worker"}
+	h := etcdHost(t)
+	h.stub("etcdctl", `case " $* " in *" member list "*) echo '91bc3c398fb3c146, started, node-1, https://192.168.10.11:2380, https://192.168.10.11:2379, false' ;; esac`)
+	succeeded(t, h.run("kubernetes/scripts/remove-etcd-member.sh", env, "/etc/kubernetes/pki/etcd"))
+	if calls := h.log(h.calls); !strings.Contains(calls, "etcdctl --endpoints=https://192.168.10.1:2379,https://203.0.113.3:2379 ") || strings.Contains(calls, "203.0.113.1:") {
+		t.Errorf("etcdctl not called at master-1's node address and master-3's SSH address:\n%s", calls)
+	}
+
+	h = newScriptHost(t)
+	h.stub("etcdctl", `echo '8e9e05c52164694d, started, master-1, https://192.168.10.1:2380, https://192.168.10.1:2379, false'`)
+	if held, got := h.evidence("kubernetes/jobs/remove-etcd-member.yaml", "member_not_listed", env); !held {
+		t.Errorf("member_not_listed fails (%q) with node-1 gone", got)
+	}
+	if calls := h.log(h.calls); !strings.Contains(calls, "--endpoints=https://192.168.10.1:2379,https://203.0.113.3:2379 ") {
+		t.Errorf("the evidence did not ask master-1 at its node address:\n%s", calls)
+	}
+}

@@ -18,12 +18,24 @@ if [[ "${CP_HOST_ROLE:-}" != master ]]; then
   echo "remove-etcd-member: $CP_HOST is a ${CP_HOST_ROLE:-host}, not an etcd member; nothing to remove"
   exit 0
 fi
+# node_address HOST ADDRESS prints HOST's entry of node_addresses (the
+# address kubeadm advertised, on which its etcd serves clients), else
+# ADDRESS (its SSH address).
+node_address() {
+  local e entries
+  IFS=, read -r -a entries <<<"${CP_PARAM_NODE_ADDRESSES:-}"
+  for e in "${entries[@]}"; do
+    if [[ "${e%%=*}" == "$1" ]]; then printf '%s' "${e#*=}"; return; fi
+  done
+  printf '%s' "$2"
+}
 endpoints=()
 IFS=, read -ra hosts <<<"${CP_HOSTS:-}"
 for h in "${hosts[@]}"; do
   read -r name addr role <<<"$h"
   [[ "$role" == master && "$name" != "$CP_HOST" ]] || continue
-  check "address of master $name" "$addr" '^(([0-9]{1,3}\.){3}[0-9]{1,3}|[0-9A-Fa-f:]{2,39})$' "an IP address"
+  addr=$(node_address "$name" "$addr")
+  check "node address of master $name" "$addr" '^(([0-9]{1,3}\.){3}[0-9]{1,3}|[0-9A-Fa-f:]{2,39})$' "an IP address"
   if [[ "$addr" == *:* ]]; then addr="[$addr]"; fi
   endpoints+=("https://$addr:2379")
 done
