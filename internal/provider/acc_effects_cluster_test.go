@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -25,6 +26,9 @@ import (
 //     read back and the next apply puts it back (relabel); false: the same
 //     change is not seen, the plan is empty and the label stays changed.
 func TestAccEffects_clusterKubeconfigAndHealth(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("TF_ACC is not set")
+	}
 	testAccPreCheck(t)
 	c := accHosts(t, "effects-k8s", "master-1", "worker-1")
 	prov := accProvider(c, "refresh_evidence = false")

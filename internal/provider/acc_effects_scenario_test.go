@@ -18,7 +18,8 @@ import (
 // uninstall sleeps 25 seconds.
 //
 //   - The first plan of the create says nothing of a resume. The create
-//     fails; the next plan warns that apply continues the failed create
+//     fails; with refresh_evidence off the next plan says nothing either
+//     (it contacts no host); on, it warns that apply continues the failed create
 //     (the operation and its record's host named) rather than starting
 //     afresh. Marked fixed, the apply completes that same operation, and
 //     the plan after it says nothing of a resume again.
@@ -36,11 +37,12 @@ func TestAccEffects_failedCreateResumesAndDeleteTimesOut(t *testing.T) {
 	h := c.Hosts()[0]
 	pack, err := filepath.Abs("testdata/effects-probe")
 	must(t, err)
-	config := func(timeouts string) string {
+	configWith := func(timeouts, providerExtra string) string {
 		return fmt.Sprintf(`
 provider "cp" {
   actor     = "ci"
   pack_dirs = [%q]
+  %s
   ssh = {
     user             = %q
     private_key_file = %q
@@ -55,8 +57,9 @@ resource "cp_scenario" "ep" {
   destroy_action = "uninstall"
   timeouts       = %s
 }
-`, pack, h.User, c.KeyPath(), c.KnownHostsPath(), h.Name, h.Addr, timeouts)
+`, pack, providerExtra, h.User, c.KeyPath(), c.KnownHostsPath(), h.Name, h.Addr, timeouts)
 	}
+	config := func(timeouts string) string { return configWith(timeouts, "") }
 	probe := func(name string) string {
 		b, _ := os.ReadFile(filepath.Join(h.Upper, "var/lib/effects-probe", name))
 		return string(b)
@@ -83,7 +86,13 @@ resource "cp_scenario" "ep" {
 		t.Fatalf("the create did not fail at fail-until-fixed (%v):\n%s", err, out)
 	}
 
-	// The next plan says apply resumes the failed operation.
+	// With refresh_evidence off the plan contacts no host, so it cannot
+	// say so; on, the next plan says apply resumes the failed operation.
+	r.setConfig(configWith(`{ delete = "5s" }`, "refresh_evidence = false"))
+	if out, err := tofu("plan2off.log", "plan"); err != nil || strings.Contains(flatten(out), resumes) {
+		t.Errorf("the plan with refresh_evidence = false (%v) read the failed create's record:\n%s", err, out)
+	}
+	r.setConfig(config(`{ delete = "5s" }`))
 	out, err = tofu("plan2.log", "plan", "-out=ep.plan")
 	if err != nil {
 		t.Fatalf("plan after the failed create: %v\n%s", err, out)
