@@ -13,7 +13,14 @@ key_re='^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$'
 dir=/etc/wireguard
 key=$dir/wg0.key
 
-command -v wg >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y wireguard-tools
+# A fresh host's package lists may be empty (cloud images ship none), so
+# apt-get install alone finds no wireguard-tools; apt reads the proxy that
+# configure-proxy wrote (this job runs after it).
+if ! command -v wg >/dev/null; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update || fail "apt-get update failed; check the host's apt sources and the proxy (http_proxy, https_proxy)"
+  apt-get install -y wireguard-tools || fail "apt-get install wireguard-tools failed"
+fi
 umask 077
 mkdir -p "$dir"
 chown root:root "$dir"

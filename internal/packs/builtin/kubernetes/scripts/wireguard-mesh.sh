@@ -15,7 +15,14 @@ octet='(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])'
 ipv4_re="^$octet(\\.$octet){3}$"
 ipv6_re='^[0-9A-Fa-f]{0,4}(:[0-9A-Fa-f]{0,4}){2,7}$'
 
-command -v wg >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y wireguard-tools
+# A fresh host's package lists may be empty (cloud images ship none), so
+# apt-get install alone finds no wireguard-tools; apt reads the proxy that
+# configure-proxy wrote (this job runs after it).
+if ! command -v wg >/dev/null; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update || fail "apt-get update failed; check the host's apt sources and the proxy (http_proxy, https_proxy)"
+  apt-get install -y wireguard-tools || fail "apt-get install wireguard-tools failed"
+fi
 
 port=$CP_PARAM_WIREGUARD_PORT
 [[ "$port" =~ ^[0-9]{1,5}$ ]] || fail "wireguard_port must be a number from 1 to 65535"
