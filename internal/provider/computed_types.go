@@ -4,6 +4,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 )
 
 // Object types of the computed attributes the intent resources share.
@@ -24,7 +25,7 @@ var (
 		"timeline": types.ListType{ElemType: types.StringType},
 	}}
 	artifactType = types.ObjectType{AttrTypes: map[string]attr.Type{
-		"id": types.StringType, "sensitivity": types.StringType, "value": types.StringType, "ref": types.StringType,
+		"id": types.StringType, "host": types.StringType, "sensitivity": types.StringType, "value": types.StringType, "ref": types.StringType,
 		"fingerprint": types.StringType, "expires_at": types.StringType, "producer": types.StringType,
 	}}
 	evidenceType = types.ObjectType{AttrTypes: map[string]attr.Type{
@@ -86,25 +87,52 @@ func planAttrs(attrs map[string]schema.Attribute, summary string) {
 		"names in its header; with several operations, `ACTION=DIGEST` for each, comma-separated.")
 }
 
-func operationAttr() schema.ObjectAttribute {
-	return schema.ObjectAttribute{
+// operationAttr is the last operation. Its timeline is marked sensitive
+// only so that the diff of `tofu plan` shows it as one line: it holds no
+// secret (the engine redacts secrets from every event).
+func operationAttr() schema.SingleNestedAttribute {
+	attrs := map[string]schema.Attribute{}
+	for k, t := range operationType.AttrTypes {
+		switch t := t.(type) {
+		case types.ListType:
+			attrs[k] = schema.ListAttribute{Computed: true, ElementType: t.ElemType}
+		case basetypes.Int64Type:
+			attrs[k] = schema.Int64Attribute{Computed: true}
+		default:
+			attrs[k] = schema.StringAttribute{Computed: true}
+		}
+	}
+	attrs["timeline"] = schema.ListAttribute{Computed: true, ElementType: types.StringType, Sensitive: true,
+		MarkdownDescription: "The operation's events, one line each. It holds no secret: it is marked sensitive only so that the diff " +
+			"of `tofu plan` shows it as one line; read it with `nonsensitive(...)`."}
+	return schema.SingleNestedAttribute{
 		MarkdownDescription: "The last operation: id, action, template, status (Completed, Failed, WaitingForApproval...), phases done of total, " +
-			"jobs run and satisfied (already done on the hosts), start and end times, and the timeline.",
-		Computed:       true,
-		AttributeTypes: operationType.AttrTypes,
+			"jobs run and satisfied (already done on the hosts), start and end times, and the timeline. A plan that runs an operation " +
+			"knows its id, action, template, status (an apply that does not complete fails) and phases_total; the counts and times are " +
+			"known after apply.",
+		Computed:   true,
+		Attributes: attrs,
 	}
 }
 
 func artifactsAttr() schema.ListAttribute {
-	return computedListOf("Artifacts the operations produced. Public and internal ones carry their value; secret ones only a reference "+
-		"(`host:path`), a SHA-256 fingerprint and an expiry. Read a secret live with the `cp_artifact` ephemeral resource.", artifactType)
+	return computedListOf("Artifacts the operations produced, each with the host of the job instance that produced it, in the order "+
+		"they were first produced: an operation replaces the artifacts it produces again where they are and adds its new ones after "+
+		"them, sorted by id then host, so a plan diffs them as what it produces. "+
+		"Public and internal ones carry their value; secret ones only a reference (`host:path`), a SHA-256 fingerprint and an expiry. "+
+		"Read a secret live with the `cp_artifact` ephemeral resource. A plan keeps known the artifacts apply leaves as they are; "+
+		"those its jobs produce are known after apply.", artifactType)
 }
 
 func evidenceAttr() schema.ListAttribute {
-	return computedListOf("Evidence recorded by the last operation (and rechecked by refresh): each check with what it observed, whether "+
+	a := computedListOf("Evidence recorded by the last operation (and rechecked by refresh): each check with what it observed, whether "+
 		"it held and when it was checked. The checks of one id on a job's instances that agree are one entry: instance `JOB[*]`, host "+
 		"the hosts as ranges (e.g. `worker-1..7`) and the latest time one of them was checked; any other check, such as one that "+
-		"failed on one host, is an entry of its own (instance id and host). The evidence thus grows with the jobs, not the hosts.", evidenceType)
+		"failed on one host, is an entry of its own (instance id and host). The evidence thus grows with the jobs, not the hosts. "+
+		"It holds no secret: it is marked sensitive only so that the diff of `tofu plan` shows it as one line, not the prior "+
+		"operation's evidence in full; `tofu show -json` shows it, and an output that passes it on needs `nonsensitive(...)`.", evidenceType)
+	a.Sensitive = true
+	return a
 }
 
 func capabilitiesAttr() schema.ListAttribute {

@@ -474,5 +474,6 @@ func showRefreshedViews[M any](b *intentBase, h intentHooks[M], m, prior *M, ops
 	ov.warnWaiting(diags)
 	if pc != nil {
 		*c.PlanSummary = types.StringValue(strings.Join(sums, "\n"))
+		predictComputed(m, c, *pc, ops)
 	}
 }

@@ -115,7 +115,7 @@ func artifactObject(a protocol.Artifact) attr.Value {
 		value = ""
 	}
 	return types.ObjectValueMust(artifactType.AttrTypes, map[string]attr.Value{
-		"id": types.StringValue(a.ID), "sensitivity": types.StringValue(string(a.Sensitivity)), "value": types.StringValue(value),
+		"id": types.StringValue(a.ID), "host": types.StringValue(a.Host), "sensitivity": types.StringValue(string(a.Sensitivity)), "value": types.StringValue(value),
 		"ref": types.StringValue(a.Ref), "fingerprint": types.StringValue(a.Fingerprint), "expires_at": types.StringValue(ts(a.ExpiresAt)),
 		"producer": types.StringValue(a.Producer),
 	})
@@ -152,7 +152,9 @@ func artifactsFromList(l types.List) []protocol.Artifact {
 		if e := get("expires_at"); e != "" {
 			a.ExpiresAt, _ = time.Parse(time.RFC3339, e)
 		}
-		if host, _, ok := protocol.SplitRef(a.Ref); ok {
+		a.Host = get("host")
+		if host, _, ok := protocol.SplitRef(a.Ref); ok && a.Host == "" {
+			// Written before artifacts kept their host.
 			a.Host = host
 		}
 		out = append(out, a)
