@@ -46,7 +46,8 @@ func helmCluster(fn func(*sim, *State, flags) int) func(*sim, flags) int {
 func helmNamespace(p flags) string { return firstNonEmpty(p.get("namespace"), "default") }
 
 // helmUpgrade is helm upgrade [--install] RELEASE CHART: CHART is a name
-// in the --repo URL or an oci:// reference; --values files must be YAML
+// in the --repo URL, an oci:// reference or the absolute path of a chart
+// archive on the host (whose Chart.yaml gives the chart and version); --values files must be YAML
 // maps and --set items key=value; --wait fails with "context deadline
 // exceeded" unless the release's workloads are ready.
 func (s *sim) helmUpgrade(st *State, p flags) int {
@@ -54,11 +55,26 @@ func (s *sim) helmUpgrade(st *State, p flags) int {
 	if name == "" || chart == "" {
 		return s.fail(1, "Error: \"helm upgrade\" requires 2 arguments")
 	}
-	if !strings.HasPrefix(chart, "oci://") && p.get("repo") == "" {
-		return s.notEmulated("helm", "upgrade", chart, "(a chart without --repo URL or oci://)")
-	}
-	if msg := s.chartError(st, firstNonEmpty(p.get("repo"), chart)); msg != "" {
-		return s.fail(1, "Error: %s", msg)
+	version := p.get("version")
+	if strings.HasPrefix(chart, "/") {
+		// A chart archive on the host: its Chart.yaml names the chart and
+		// its version.
+		b, err := s.readHostFile(chart)
+		if err != nil {
+			return s.fail(1, "Error: path %q not found", chart)
+		}
+		n, v, err := chartMeta(b)
+		if err != nil {
+			return s.fail(1, "Error: INSTALLATION FAILED: %v", err)
+		}
+		chart, version = n, v
+	} else {
+		if !strings.HasPrefix(chart, "oci://") && p.get("repo") == "" {
+			return s.notEmulated("helm", "upgrade", chart, "(a chart without --repo URL or oci://, or an absolute path)")
+		}
+		if msg := s.chartError(st, firstNonEmpty(p.get("repo"), chart)); msg != "" {
+			return s.fail(1, "Error: %s", msg)
+		}
 	}
 	storageClass := ""
 	var values map[string]any
@@ -101,7 +117,7 @@ func (s *sim) helmUpgrade(st *State, p flags) int {
 		st.Namespaces = append(st.Namespaces, ns)
 		sort.Strings(st.Namespaces)
 	}
-	rel := &Release{Name: name, Namespace: ns, Chart: chart, Version: p.get("version"), Revision: 1, Status: "deployed", Updated: s.now(),
+	rel := &Release{Name: name, Namespace: ns, Chart: chart, Version: version, Revision: 1, Status: "deployed", Updated: s.now(),
 		StorageClass: storageClass, Values: values}
 	if exists {
 		rel.Revision = r.Revision + 1

@@ -191,7 +191,9 @@ func (s *sim) kubeadmVersion(p flags) int {
 }
 
 // kubeadmImagesList is kubeadm config images list [--kubernetes-version V]
-// (default: the installed kubeadm's).
+// (default: the installed kubeadm's) [--image-repository R]: with R, every
+// image is R/NAME:TAG, CoreDNS included (kubeadm drops its coredns/
+// sub-path for a repository other than registry.k8s.io).
 func (s *sim) kubeadmImagesList(p flags) int {
 	var v string
 	_ = s.st.view(func(st *State) error {
@@ -201,7 +203,11 @@ func (s *sim) kubeadmImagesList(p flags) int {
 	if !strings.HasPrefix(v, "v") {
 		v = "v" + v
 	}
+	repo := strings.TrimSuffix(p.get("image-repository"), "/")
 	for _, i := range controlPlaneImages(v) {
+		if repo != "" && repo != "registry.k8s.io" {
+			i = repo + "/" + i[strings.LastIndex(i, "/")+1:]
+		}
 		s.printf("%s\n", i)
 	}
 	return 0

@@ -65,6 +65,7 @@ func scope() map[string]tool {
 		}},
 		"helm": {global: []string{"kubeconfig=", "namespace="}, cmds: []command{
 			{path: "get values", flags: []string{"o=json"}, run: helmCluster((*sim).helmGetValues)},
+			{path: "pull", flags: []string{"repo=", "version=", "destination="}, run: (*sim).helmPull},
 			{path: "status", flags: []string{"o=json"}, run: helmCluster((*sim).helmStatusCmd)},
 			{path: "uninstall", flags: []string{"wait"}, run: helmCluster((*sim).helmUninstall)},
 			{path: "upgrade", flags: []string{"install", "repo=", "version=", "create-namespace", "values=", "set=", "wait", "timeout="},
@@ -74,7 +75,7 @@ func scope() map[string]tool {
 		"kubeadm": {cmds: []command{
 			{path: "certs check-expiration", run: (*sim).kubeadmCertsCheckExpiration},
 			{path: "certs renew all", run: (*sim).kubeadmCertsRenewAll},
-			{path: "config images list", flags: []string{"kubernetes-version="}, run: (*sim).kubeadmImagesList},
+			{path: "config images list", flags: []string{"kubernetes-version=", "image-repository="}, run: (*sim).kubeadmImagesList},
 			{path: "init", flags: []string{"config=", "skip-token-print"}, run: (*sim).kubeadmInit},
 			{path: "init phase upload-certs", flags: []string{"upload-certs"}, run: (*sim).kubeadmUploadCerts},
 			{path: "join", flags: []string{"config=", "token=", "discovery-token-ca-cert-hash="}, run: (*sim).kubeadmJoin},

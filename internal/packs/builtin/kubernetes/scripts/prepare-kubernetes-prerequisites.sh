@@ -27,6 +27,9 @@ fi
 version="${CP_PARAM_KUBERNETES_VERSION:-}"
 version=${version#v}
 check kubernetes_version "$version" '^1\.[0-9]{1,3}\.[0-9]{1,3}$' "a version such as 1.31.2"
+[[ -z "${CP_PARAM_IMAGE_REPOSITORY:-}" ]] || check image_repository "$CP_PARAM_IMAGE_REPOSITORY" \
+  '^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?(/[a-z0-9]+([._-][a-z0-9]+)*)*$' \
+  "a registry host[:port][/path] such as registry.mirror.internal:5000/k8s"
 case "${CP_PARAM_STORAGE:-none}" in longhorn|none) ;; *) refuse storage "${CP_PARAM_STORAGE:-}" "longhorn or none" ;; esac
 
 export DEBIAN_FRONTEND=noninteractive
@@ -58,7 +61,28 @@ systemctl enable --now containerd
 [[ "$before" == "$(sha256sum "$conf")" ]] || systemctl restart containerd
 
 # Kubernetes packages.
-repo="https://pkgs.k8s.io/core:/stable:/v$(cut -d. -f1,2 <<<"$version")/deb/"
+# The Kubernetes apt repository: kubernetes_apt_repository with {minor}
+# replaced by the minor version, signed by kubernetes_apt_key (an http(s)
+# URL, or a path on this host), else by Release.key under the repository.
+upstream_repo='https://pkgs.k8s.io/core:/stable:/v{minor}/deb/'
+repo_template=${CP_PARAM_KUBERNETES_APT_REPOSITORY:-$upstream_repo}
+check kubernetes_apt_repository "$repo_template" \
+  '^https?://[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?/([A-Za-z0-9._~%+:-]|\{minor\}|/)*/$' \
+  "an http(s) URL ending in / such as https://pkgs.k8s.io/core:/stable:/v{minor}/deb/"
+repo=${repo_template//"{minor}"/$(cut -d. -f1,2 <<<"$version")}
+apt_key=${CP_PARAM_KUBERNETES_APT_KEY:-${repo}Release.key}
+check kubernetes_apt_key "$apt_key" \
+  '^(https?://[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?(/[A-Za-z0-9._~%+:-]*)*|(/[A-Za-z0-9_+-][A-Za-z0-9._+-]*)+)$' \
+  "an http(s) URL or an absolute path"
+# fetch_apt_key dearmors kubernetes_apt_key into the keyring apt reads.
+fetch_apt_key() {
+  if [[ $apt_key == /* ]]; then
+    [[ -f $apt_key ]] || fail "kubernetes_apt_key $apt_key does not exist on $CP_HOST; copy the repository's ASCII-armored key there"
+    gpg --dearmor --yes -o "$keyring" <"$apt_key"
+  else
+    curl -fsSL "$apt_key" | gpg --dearmor --yes -o "$keyring"
+  fi
+}
 keyring=/etc/apt/keyrings/kubernetes-apt-keyring.gpg
 list=/etc/apt/sources.list.d/kubernetes.list
 current=""
@@ -67,12 +91,73 @@ if [[ "$current" != "v$version" ]]; then
   mkdir -p /etc/apt/keyrings
   line="deb [signed-by=$keyring] $repo /"
   if [[ ! -s "$keyring" ]] || ! grep -qxF "$line" "$list" 2>/dev/null; then
-    curl -fsSL "${repo}Release.key" | gpg --dearmor --yes -o "$keyring"
+    fetch_apt_key
     echo "$line" >"$list"
   fi
   apt-get update
   apt-get install -y --allow-change-held-packages "kubeadm=$version-*" "kubelet=$version-*" "kubectl=$version-*"
   apt-mark hold kubeadm kubelet kubectl
+fi
+# image_repository: containerd's sandbox (pause) image becomes the pause
+# image kubeadm lists for that repository and kubernetes_version, so that
+# no Pod sandbox is pulled from registry.k8s.io: sandbox_image of the CRI
+# plugin (config version 2, containerd 1.6/1.7) or sandbox of the CRI
+# images plugin's pinned_images (version 3, containerd 2.x), read back
+# from containerd config dump. Empty leaves containerd's own.
+if [[ -n "${CP_PARAM_IMAGE_REPOSITORY:-}" ]]; then
+  image_repo=$CP_PARAM_IMAGE_REPOSITORY
+  # toml_get TABLE KEY prints KEY's value in TABLE of the TOML on stdin,
+  # quotes and brackets removed; toml_set TABLE KEY VALUE sets it (the
+  # same helpers as install-container-runtime's: headers compared without
+  # spaces and with ' read as ").
+  # shellcheck disable=SC2016 # awk's own $0, not the shell's
+  toml_awk='
+function norm(h) { gsub(/[[:space:]]/, "", h); gsub(sprintf("%c", 39), "\"", h); return h }
+/^[[:space:]]*\[[^[]/ { cur = norm($0) }
+'
+  toml_get() {
+    awk -v table="[$1]" -v key="$2" "$toml_awk"'
+      cur == table && $0 ~ "^[[:space:]]*" key "[[:space:]]*=" {
+        v = $0; sub(/^[^=]*=[[:space:]]*/, "", v); gsub(/["\047\[\][:space:]]/, "", v); print v; exit
+      }'
+  }
+  toml_set() {
+    awk -v table="[$1]" -v key="$2" -v val="$3" "$toml_awk"'
+      { line[NR] = $0 }
+      cur == table && !at { at = NR }
+      cur == table && !done && $0 ~ "^[[:space:]]*" key "[[:space:]]*=" {
+        match($0, /^[[:space:]]*/); line[NR] = substr($0, 1, RLENGTH) key " = " val; done = 1
+      }
+      END {
+        for (i = 1; i <= NR; i++) {
+          print line[i]
+          if (i == at && !done) print "  " key " = " val
+        }
+        if (!at) { print ""; print table; print "  " key " = " val }
+      }'
+  }
+  images=$(kubeadm config images list --kubernetes-version "v$version" --image-repository "$image_repo") ||
+    fail "kubeadm config images list --image-repository $image_repo failed"
+  pause=$(grep -m 1 -E '/pause:[A-Za-z0-9._-]+$' <<<"$images" || true)
+  [[ $pause == "$image_repo/pause:"* ]] ||
+    fail "kubeadm lists no pause image under image_repository $image_repo (got \"${pause:0:120}\")"
+  check "kubeadm's pause image" "$pause" '^[a-z0-9.:/-]+/pause:[A-Za-z0-9._-]+$' "an image name"
+  conf=/etc/containerd/config.toml
+  case "$(awk -F= '/^version[[:space:]]*=/ { gsub(/[[:space:]]/, "", $2); print $2; exit }' "$conf")" in
+  2) sandbox_table='plugins."io.containerd.grpc.v1.cri"' sandbox_key=sandbox_image ;;
+  3) sandbox_table='plugins."io.containerd.cri.v1.images".pinned_images' sandbox_key=sandbox ;;
+  *) fail "$conf is not a containerd config of version 2 or 3, in which this script sets the sandbox image" ;;
+  esac
+  if [[ "$(toml_get "$sandbox_table" "$sandbox_key" <"$conf")" != "$pause" ]]; then
+    new_conf=$(toml_set "$sandbox_table" "$sandbox_key" "\"$pause\"" <"$conf")
+    printf '%s\n' "$new_conf" >"$conf.tmp"
+    mv "$conf.tmp" "$conf"
+    systemctl restart containerd
+  fi
+  got=$(containerd config dump | toml_get "$sandbox_table" "$sandbox_key")
+  [[ "$got" == "$pause" ]] ||
+    fail "containerd config dump gives the sandbox image \"${got:0:120}\", not $pause from image_repository"
+  echo "containerd's sandbox image is $pause"
 fi
 # Longhorn's host requirements when storage is longhorn: open-iscsi with
 # iscsid enabled and running, nfs-common (RWX volumes), and, where

@@ -50,6 +50,12 @@ check kube_reserved_memory "${CP_PARAM_KUBE_RESERVED_MEMORY:-}" "$qty_re" "a qua
 check eviction_memory_available "${CP_PARAM_EVICTION_MEMORY_AVAILABLE:-}" "$qty_re" "a quantity such as 100Mi"
 check eviction_nodefs_available "${CP_PARAM_EVICTION_NODEFS_AVAILABLE:-}" "$pct_re" "a percentage such as 10%"
 check eviction_imagefs_available "${CP_PARAM_EVICTION_IMAGEFS_AVAILABLE:-}" "$pct_re" "a percentage such as 15%"
+# image_repository: the registry kubeadm pulls every control-plane image
+# from (imageRepository); empty keeps kubeadm's registry.k8s.io.
+image_repo=${CP_PARAM_IMAGE_REPOSITORY:-}
+[[ -z "$image_repo" ]] || check image_repository "$image_repo" \
+  '^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?(/[a-z0-9]+([._-][a-z0-9]+)*)*$' \
+  "a registry host[:port][/path] such as registry.mirror.internal:5000/k8s"
 # The API server certificate also names the first master's SSH address
 # when its node address differs (clients outside the node network).
 sans=""
@@ -70,6 +76,7 @@ networking:
   podSubnet: "$CP_PARAM_POD_CIDR"
   serviceSubnet: "$CP_PARAM_SERVICE_CIDR"
 YAML
+[[ -z "$image_repo" ]] || printf 'imageRepository: "%s"\n' "$image_repo" >>"$state/kubeadm-cluster.yaml.tmp"
 [[ -z "$sans" ]] || printf '%s\n' "$sans" >>"$state/kubeadm-cluster.yaml.tmp"
 cat >>"$state/kubeadm-cluster.yaml.tmp" <<YAML
 ---

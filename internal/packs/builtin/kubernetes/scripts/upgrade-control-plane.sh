@@ -64,11 +64,32 @@ if [[ "$mine" == "v$version" && "$kubelet" == "v$version" ]]; then
   exit 0
 fi
 
-repo="https://pkgs.k8s.io/core:/stable:/v$(cut -d. -f1,2 <<<"$version")/deb/"
+# The Kubernetes apt repository: kubernetes_apt_repository with {minor}
+# replaced by the minor version, signed by kubernetes_apt_key (an http(s)
+# URL, or a path on this host), else by Release.key under the repository.
+upstream_repo='https://pkgs.k8s.io/core:/stable:/v{minor}/deb/'
+repo_template=${CP_PARAM_KUBERNETES_APT_REPOSITORY:-$upstream_repo}
+check kubernetes_apt_repository "$repo_template" \
+  '^https?://[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?/([A-Za-z0-9._~%+:-]|\{minor\}|/)*/$' \
+  "an http(s) URL ending in / such as https://pkgs.k8s.io/core:/stable:/v{minor}/deb/"
+repo=${repo_template//"{minor}"/$(cut -d. -f1,2 <<<"$version")}
+apt_key=${CP_PARAM_KUBERNETES_APT_KEY:-${repo}Release.key}
+check kubernetes_apt_key "$apt_key" \
+  '^(https?://[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?(/[A-Za-z0-9._~%+:-]*)*|(/[A-Za-z0-9_+-][A-Za-z0-9._+-]*)+)$' \
+  "an http(s) URL or an absolute path"
+# fetch_apt_key dearmors kubernetes_apt_key into the keyring apt reads.
+fetch_apt_key() {
+  if [[ $apt_key == /* ]]; then
+    [[ -f $apt_key ]] || fail "kubernetes_apt_key $apt_key does not exist on $CP_HOST; copy the repository's ASCII-armored key there"
+    gpg --dearmor --yes -o "$keyring" <"$apt_key"
+  else
+    curl -fsSL "$apt_key" | gpg --dearmor --yes -o "$keyring"
+  fi
+}
 keyring=/etc/apt/keyrings/kubernetes-apt-keyring.gpg
 line="deb [signed-by=$keyring] $repo /"
 if ! grep -qxF "$line" /etc/apt/sources.list.d/kubernetes.list 2>/dev/null; then
-  curl -fsSL "${repo}Release.key" | gpg --dearmor --yes -o "$keyring"
+  fetch_apt_key
   echo "$line" >/etc/apt/sources.list.d/kubernetes.list
 fi
 apt-get update
