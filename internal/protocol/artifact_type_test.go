@@ -139,3 +139,14 @@ func TestArtifactTypeUnknown(t *testing.T) {
 		t.Error("got: an untyped artifact checked want: not checked")
 	}
 }
+
+// BenchmarkCheckArtifactValue measures the engine's per-artifact check of
+// the largest built-in type to parse, a kubeconfig.
+func BenchmarkCheckArtifactValue(b *testing.B) {
+	v := []byte(testKubeconfig)
+	for b.Loop() {
+		if err := CheckArtifactValue("kubeconfig", v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
