@@ -32,7 +32,8 @@ var kubeadmClusters = map[string]kubeadmCluster{
 	"newest-version":     {params: map[string]string{"kubernetes_version": "1.35.0"}, masters: 1, workers: 1, server: "10.0.0.11:6443"},
 	"ha-ipv6-endpoint": {params: map[string]string{"control_plane_endpoint": "[fd00::10]:6443", "kubernetes_version": "1.34.2"},
 		masters: 2, workers: 1, server: "[fd00::10]:6443"},
-	"v1beta3": {params: map[string]string{"kubernetes_version": "1.30.5", "control_plane_endpoint": "api.old.example.internal:6443"}, masters: 3, workers: 1, server: "api.old.example.internal:6443"},
+	"image-repository": {params: map[string]string{"image_repository": "registry.mirror.internal:5000/k8s"}, masters: 1, workers: 1, server: "10.0.0.11:6443"},
+	"v1beta3":          {params: map[string]string{"kubernetes_version": "1.30.5", "control_plane_endpoint": "api.old.example.internal:6443"}, masters: 3, workers: 1, server: "api.old.example.internal:6443"},
 }
 
 // kubeadmDeploys tells whether the real kubeadm deploys a control plane of
