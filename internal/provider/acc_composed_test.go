@@ -320,4 +320,18 @@ func TestAccComposed_removeWorker(t *testing.T) {
 			t.Errorf("%s does not plan again with the new handle (want %s on master-1, worker-1):\n%s", addr, want, p)
 		}
 	}
+	// Approved, apply removes worker-2 and installs Tempo and the scenario
+	// again: what the plan knew is what apply leaves (OpenTofu compares
+	// every known planned value with the applied one and fails on a
+	// difference), and the next plan has nothing to do.
+	approved := strings.Replace(composedHCL(nodesHCL(c, "master-1"), nodesHCL(c, "worker-1"), s3.Endpoint),
+		`approvals = [{ gate = "confirm-cluster-deletion", option = "delete cluster" }]`,
+		`approvals = [{ gate = "confirm-cluster-deletion", option = "delete cluster" }, { gate = "confirm-node-removal", option = "remove node" }]`, 1)
+	r.setConfig(prov + approved)
+	if out := r.mustTofu(0, "apply", "-auto-approve"); strings.Contains(out, "inconsistent") {
+		t.Errorf("apply of the removal:\n%s", out)
+	}
+	if out, code := r.tofu("plan", "-detailed-exitcode"); code != 0 {
+		t.Errorf("the plan after the removal is not empty (exit %d):\n%s", code, out)
+	}
 }
