@@ -6,7 +6,9 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -517,5 +519,81 @@ func TestAirgapRealKubeadmPauseImage(t *testing.T) {
 		if !strings.HasPrefix(l, imageRepo+"/") {
 			t.Errorf("with the rendered configuration kubeadm pulls %q, not from %s", l, imageRepo)
 		}
+	}
+}
+
+// TestAirgapHelmAptRepository: a master without helm installs it from
+// helm_apt_repository, signed by helm_apt_key dearmored from its path (no
+// download) or URL; without them from Helm's own repository, as before; a
+// missing key path fails before the source is written; a worker installs
+// no helm.
+func TestAirgapHelmAptRepository(t *testing.T) {
+	const script = "kubernetes/scripts/install-kubernetes-packages.sh"
+	const list = "/etc/apt/sources.list.d/helm-stable-debian.list"
+	host := func(t *testing.T) *scriptHost {
+		h := newScriptHost(t)
+		if err := os.Remove(filepath.Join(h.bin, "helm")); err != nil {
+			t.Fatal(err)
+		}
+		h.write("/etc/apt/sources.list.d/.keep", "")
+		h.write("/srv/keys/helm.asc", mirrorKey)
+		gpgToFile(h)
+		return h
+	}
+	env := func(set map[string]string) map[string]string {
+		set["storage"] = "none"
+		e := packEnv(t, "kubernetes", set)
+		e["CP_HOST_ROLE"] = "master"
+		return e
+	}
+	paths := []string{"/etc/apt", "/usr/share/keyrings/helm.gpg"}
+	keyring := func(h *scriptHost) string { return h.root + "/usr/share/keyrings/helm.gpg" }
+
+	h := host(t)
+	succeeded(t, h.run(script, env(map[string]string{"helm_apt_repository": "http://10.0.0.5:8080/helm/", "helm_apt_key": h.path("/srv/keys/helm.asc")}), paths...))
+	if got, want := h.read(list), "deb [signed-by="+keyring(h)+"] http://10.0.0.5:8080/helm/ any main\n"; got != want {
+		t.Errorf("%s = %q, want %q", list, got, want)
+	}
+	if got := h.read("/usr/share/keyrings/helm.gpg"); got != mirrorKey {
+		t.Errorf("helm keyring = %q, want the key file dearmored", got)
+	}
+	calls := h.log(h.calls)
+	if strings.Contains(calls, "curl -fsSL http://10.0.0.5") || strings.Contains(calls, "helm-debian") || !strings.Contains(calls, "apt-get install -y helm") {
+		t.Errorf("with a key path: a download, or no helm install:\n%s", calls)
+	}
+
+	h = host(t)
+	succeeded(t, h.run(script, env(map[string]string{"helm_apt_repository": "http://10.0.0.5:8080/helm/", "helm_apt_key": "http://10.0.0.5:8080/helm/gpgkey"}), paths...))
+	if calls := h.log(h.calls); !strings.Contains(calls, "curl -fsSL http://10.0.0.5:8080/helm/gpgkey\n") {
+		t.Errorf("the key was not downloaded from helm_apt_key:\n%s", calls)
+	}
+
+	h = host(t)
+	succeeded(t, h.run(script, env(map[string]string{}), paths...))
+	const upstream = "https://packages.buildkite.com/helm-linux/helm-debian/"
+	if got, want := h.read(list), "deb [signed-by="+keyring(h)+"] "+upstream+"any/ any main\n"; got != want {
+		t.Errorf("default %s = %q, want %q", list, got, want)
+	}
+	if calls := h.log(h.calls); !strings.Contains(calls, "curl -fsSL "+upstream+"gpgkey\n") {
+		t.Errorf("the default key was not downloaded:\n%s", calls)
+	}
+
+	h = host(t)
+	refused(t, h, h.run(script, env(map[string]string{"helm_apt_key": h.path("/srv/keys/missing.asc")}), paths...), "helm_apt_key "+h.path("/srv/keys/missing.asc")+" does not exist")
+	if h.exists(list) {
+		t.Errorf("%s written without its key", list)
+	}
+	h = host(t)
+	refused(t, h, h.run(script, env(map[string]string{"helm_apt_repository": "http://10.0.0.5/helm/ any main\ndeb http://evil.example/ /"}), paths...), "helm_apt_repository ")
+	if h.exists(list) {
+		t.Errorf("%s written for a refused repository", list)
+	}
+
+	h = host(t)
+	e := env(map[string]string{"helm_apt_repository": "http://10.0.0.5:8080/helm/"})
+	e["CP_HOST_ROLE"] = "worker"
+	succeeded(t, h.run(script, e, paths...))
+	if h.exists(list) {
+		t.Error("a worker got the helm source")
 	}
 }

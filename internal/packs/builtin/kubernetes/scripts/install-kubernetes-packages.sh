@@ -135,10 +135,25 @@ function norm(h) { gsub(/[[:space:]]/, "", h); gsub(sprintf("%c", 39), "\"", h);
   echo "containerd's sandbox image is $pause"
 fi
 # Masters run the cluster's Helm releases (storage, cilium, workload packs).
+# From helm_apt_repository (suite any, component main, as Helm's own
+# repository), signed by helm_apt_key: an http(s) URL or a path on this
+# host, dearmored with gpg.
 if [[ "$CP_HOST_ROLE" == master ]] && ! command -v helm >/dev/null; then
+  helm_repo=${CP_PARAM_HELM_APT_REPOSITORY:-https://packages.buildkite.com/helm-linux/helm-debian/any/}
+  check helm_apt_repository "$helm_repo" '^https?://[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?/([A-Za-z0-9._~%+:-]|/)*$' \
+    "an http(s) URL such as https://packages.buildkite.com/helm-linux/helm-debian/any/"
+  helm_key=${CP_PARAM_HELM_APT_KEY:-https://packages.buildkite.com/helm-linux/helm-debian/gpgkey}
+  check helm_apt_key "$helm_key" \
+    '^(https?://[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?(/[A-Za-z0-9._~%+:-]*)*|(/[A-Za-z0-9_+-][A-Za-z0-9._+-]*)+)$' \
+    "an http(s) URL or an absolute path"
   helm_keyring=/usr/share/keyrings/helm.gpg
-  curl -fsSL https://packages.buildkite.com/helm-linux/helm-debian/gpgkey | gpg --dearmor --yes -o "$helm_keyring"
-  echo "deb [signed-by=$helm_keyring] https://packages.buildkite.com/helm-linux/helm-debian/any/ any main" \
+  if [[ $helm_key == /* ]]; then
+    [[ -f $helm_key ]] || fail "helm_apt_key $helm_key does not exist on $CP_HOST; copy Helm's ASCII-armored repository key there"
+    gpg --dearmor --yes -o "$helm_keyring" <"$helm_key"
+  else
+    curl -fsSL "$helm_key" | gpg --dearmor --yes -o "$helm_keyring"
+  fi
+  echo "deb [signed-by=$helm_keyring] $helm_repo any main" \
     >/etc/apt/sources.list.d/helm-stable-debian.list
   apt-get update
   apt-get install -y helm
