@@ -188,7 +188,24 @@ func TestAirgapImageRepositoryKubeadm(t *testing.T) {
 			t.Errorf("imageRepository = %v, want %s", got, c.want)
 		}
 	}
+	// The evidence reads the repository from the rendered file.
+	const job = "kubernetes/jobs/render-kubeadm-config.yaml"
+	const file = "/var/lib/cp/kubernetes/kubeadm-cluster.yaml"
 	h := newScriptHost(t)
+	env := packEnv(t, "kubernetes", map[string]string{"cluster_name": "prod", "control_plane_endpoint": "10.0.0.10:6443", "image_repository": imageRepo})
+	succeeded(t, h.run(script, env, "/var/lib/cp"))
+	if ok, got := h.evidence(job, "kubeadm_image_repository", env, file); !ok {
+		t.Errorf("kubeadm_image_repository fails (%q) on the rendered configuration", got)
+	}
+	h.write(file, strings.Replace(h.read(file), "imageRepository: \""+imageRepo+"\"\n", "", 1))
+	if ok, _ := h.evidence(job, "kubeadm_image_repository", env, file); ok {
+		t.Error("kubeadm_image_repository holds on a configuration without imageRepository")
+	}
+	if ok, got := h.evidence(job, "kubeadm_image_repository", packEnv(t, "kubernetes", nil), file); !ok {
+		t.Errorf("kubeadm_image_repository fails (%q) without image_repository", got)
+	}
+
+	h = newScriptHost(t)
 	refused(t, h, h.run(script, packEnv(t, "kubernetes", map[string]string{"cluster_name": "prod", "control_plane_endpoint": "10.0.0.10:6443", "image_repository": "registry.internal\nimageRepository: evil.example"}), "/var/lib/cp"),
 		"image_repository ")
 	if h.exists("/var/lib/cp/kubernetes/kubeadm-cluster.yaml") {
@@ -264,6 +281,15 @@ func TestAirgapImageRepositorySandbox(t *testing.T) {
 				if strings.Count(conf, c.key+" = ") != 1 {
 					t.Errorf("%s set more than once:\n%s", c.key, conf)
 				}
+				job := "kubernetes/jobs/" + strings.TrimSuffix(script, ".sh") + ".yaml"
+				repoEnv := packEnv(t, "kubernetes", map[string]string{"image_repository": imageRepo})
+				if ok, got := h.evidence(job, "containerd_sandbox_image", repoEnv); !ok {
+					t.Errorf("containerd_sandbox_image fails (%q) with the sandbox image from the repository", got)
+				}
+				h.write("/etc/containerd/config.toml", strings.Replace(conf, want, "registry.k8s.io/pause:3.10.1", 1))
+				if ok, got := h.evidence(job, "containerd_sandbox_image", repoEnv); ok || !strings.Contains(got, "elsewhere registry.k8s.io/pause:3.10.1") {
+					t.Errorf("containerd_sandbox_image holds (%q) with the sandbox image from registry.k8s.io", got)
+				}
 
 				h = run("")
 				if got := h.read("/etc/containerd/config.toml"); got != c.conf && script == "install-kubernetes-packages.sh" {
@@ -271,6 +297,9 @@ func TestAirgapImageRepositorySandbox(t *testing.T) {
 				}
 				if calls := h.log(h.calls); strings.Contains(calls, "images list") {
 					t.Errorf("kubeadm asked for images without image_repository:\n%s", calls)
+				}
+				if ok, got := h.evidence(job, "containerd_sandbox_image", packEnv(t, "kubernetes", nil)); !ok {
+					t.Errorf("containerd_sandbox_image fails (%q) without image_repository", got)
 				}
 			})
 		}
