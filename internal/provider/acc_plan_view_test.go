@@ -170,9 +170,9 @@ func TestAccPlanView_create3x7(t *testing.T) {
 		count += e.Count
 	}
 	jw, init := pi["join-workers[*]"], pi["init-control-plane[master-1]"]
-	if count != 117 || jw.Hosts != "worker-1..7" || jw.Count != 7 || !slices.Contains(jw.Needs, "install-kubernetes-packages[host]") || init.Host != "master-1" {
+	if count != 127 || jw.Hosts != "worker-1..7" || jw.Count != 7 || !slices.Contains(jw.Needs, "install-kubernetes-packages[host]") || init.Host != "master-1" {
 		t.Errorf("planned_instances in tofu show -json: %d entries for %d instances, join-workers[*] = %+v, init-control-plane[master-1] = %+v; "+
-			"want 117 instances, the join on worker-1..7 with each worker's own packages, the init by its id", len(pi), count, jw, init)
+			"want 127 instances, the join on worker-1..7 with each worker's own packages, the init by its id", len(pi), count, jw, init)
 	}
 }
 
