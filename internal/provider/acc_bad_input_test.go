@@ -200,6 +200,12 @@ provider "cp" {
 			errAt("Invalid parameter value", `parameters["drain_timeout"]`, `"soon"`)},
 		{"parameter typed integer", "", "", cluster("prod-k8s", masters, workers, `parameters = { min_cpus = "BASH_VERSINFO[$(touch /tmp/x)]*0" }`),
 			errAt("Invalid parameter value", `parameters["min_cpus"]`, `"BASH_VERSINFO[$(touch /tmp/x)]*0"`)},
+		{"air-gap image repository with a scheme", "", "", cluster("prod-k8s", masters, workers, `parameters = { image_repository = "https://registry.mirror.internal" }`),
+			errAt("Invalid parameter value", `parameters["image_repository"]`, `"https://registry.mirror.internal"`)},
+		{"air-gap apt repository without its trailing slash", "", "", cluster("prod-k8s", masters, workers, `parameters = { kubernetes_apt_repository = "https://apt.mirror.internal/k8s/v{minor}/deb" }`),
+			errAt("Invalid parameter value", `parameters["kubernetes_apt_repository"]`, `"https://apt.mirror.internal/k8s/v{minor}/deb"`)},
+		{"air-gap chart digest not hex", "", "", cluster("prod-k8s", masters, workers, `parameters = { longhorn_chart_sha256 = "sha256:abc" }`),
+			errAt("Invalid parameter value", `parameters["longhorn_chart_sha256"]`, `"sha256:abc"`)},
 		// Roles.
 		{"unknown host role", "", "", scenarioHosts(`[{ name = "master-1", address = "`+addr("master-1")+`", role = "boss" }]`, ""),
 			errAt("Unknown role", "hosts[0].role", `"boss" is not a role`)},
