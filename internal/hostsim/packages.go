@@ -77,10 +77,11 @@ func (s *sim) dpkgInstalledReal(name string) (string, bool) {
 	return s.dpkgInstalled(name)
 }
 
-var kubeRepoRE = regexp.MustCompile(`pkgs\.k8s\.io/core:/stable:/v(1\.\d+)/`)
+var kubeRepoRE = regexp.MustCompile(`/v(1\.\d+)/deb/`)
 
 // kubePackageVersion is the version apt would pick for kubeadm, kubelet
-// and kubectl: the minor of the configured pkgs.k8s.io repository.
+// and kubectl: the minor of the configured pkgs.k8s.io repository, or of
+// a mirror laid out as it is (.../v1.NN/deb/).
 func (s *sim) kubePackageVersion() string {
 	var files []string
 	files = append(files, s.path("/etc/apt/sources.list"))
