@@ -233,7 +233,7 @@ const removeWorkerMaxLines = 360
 // changes and the diagnostics. What apply leaves as it is stays out of the
 // diff: the cluster's artifacts show only the one remove_node adds (its
 // value known after apply) with the others hidden, its capabilities do
-// not change, each resource's evidence is one line, and the operation
+// not change, nor its kubeconfig (not exposed), each resource's evidence is one line, and the operation
 // shows what changes, its timeline one line. The whole output is bounded
 // by removeWorkerMaxLines.
 func TestAccComposed_removeWorker(t *testing.T) {
@@ -270,6 +270,9 @@ func TestAccComposed_removeWorker(t *testing.T) {
 		if strings.Contains(got, bulk) {
 			t.Errorf("the plan shows a prior artifact's value (%q), which remove_node leaves as it is", bulk)
 		}
+	}
+	if strings.Contains(cluster, " kubeconfig ") {
+		t.Errorf("the kubeconfig of a cluster that does not expose it is in the diff (it stays null):\n%s", cluster)
 	}
 	if regexp.MustCompile(`\n +~ capabilities += `).MatchString(cluster) {
 		t.Errorf("the cluster's capabilities, which remove_node leaves as they are, are in the diff:\n%s", cluster)
