@@ -17,7 +17,7 @@ func TestInstallCNIManifestChecksum(t *testing.T) {
 	const manifest = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: calico-node, namespace: kube-system}\n"
 	sum := sha256.Sum256([]byte(manifest))
 	digest := hex.EncodeToString(sum[:])
-	const upstream = "https://raw.githubusercontent.com/projectcalico/calico/v3.28.2/manifests/calico.yaml"
+	const upstream = "https://raw.githubusercontent.com/projectcalico/calico/v3.31.7/manifests/calico.yaml"
 	host := func(t *testing.T) *scriptHost {
 		h := newScriptHost(t)
 		h.stub("curl", `while [ $# -gt 0 ]; do if [ "$1" = -o ]; then printf '`+strings.ReplaceAll(manifest, "\n", `\n`)+`' >"$2"; fi; shift; done`)

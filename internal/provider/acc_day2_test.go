@@ -354,7 +354,7 @@ func TestAccDay2_cniManifestChecksum(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: cluster(wrong),
-				ExpectError: regexp.MustCompile(`(?s)install-cni on master-1: the calico manifest\s+https://raw.githubusercontent.com/projectcalico/calico/v3.28.2/manifests/calico.yaml\s+has\s+sha256\s+` +
+				ExpectError: regexp.MustCompile(`(?s)install-cni on master-1: the calico manifest\s+https://raw.githubusercontent.com/projectcalico/calico/v3.31.7/manifests/calico.yaml\s+has\s+sha256\s+` +
 					good + `,\s+not\s+cni_manifest_sha256\s+` + wrong + `;\s+nothing\s+was\s+applied`),
 			},
 			{

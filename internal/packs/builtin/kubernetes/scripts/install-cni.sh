@@ -65,7 +65,7 @@ apply_manifest() {
 }
 case "$CP_PARAM_CNI" in
   calico)
-    apply_manifest "${CP_PARAM_CNI_MANIFEST:-https://raw.githubusercontent.com/projectcalico/calico/v3.28.2/manifests/calico.yaml}" calico.yaml
+    apply_manifest "${CP_PARAM_CNI_MANIFEST:-https://raw.githubusercontent.com/projectcalico/calico/v3.31.7/manifests/calico.yaml}" calico.yaml
     ;;
   flannel)
     apply_manifest "${CP_PARAM_CNI_MANIFEST:-https://github.com/flannel-io/flannel/releases/download/v0.25.7/kube-flannel.yml}" kube-flannel.yml
