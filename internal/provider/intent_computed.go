@@ -292,6 +292,42 @@ func singleAction(action string, prior bool, completed, same bool, parts ...stri
 	return []intent.Change{{Action: action, IDParts: parts}}
 }
 
+// sameOnHandle says whether a resource on a cluster handle, its own
+// intent unchanged, keeps what it ran: the handle is the prior one, or,
+// when rerun allows (the prior operation completed and no host left with
+// something to remove), the action has nothing new to run under the
+// planned handle (intent.HandleRerun.NothingNew), its plans under both
+// handles composed from the configuration. Then the resource plans no
+// action and only cluster_handle changes.
+func sameOnHandle[M any](b *intentBase, h intentHooks[M], plan, prior *M, next, before types.String, rerun bool) bool {
+	if next.Equal(before) {
+		return true
+	}
+	if !rerun || b == nil || b.data == nil || next.IsUnknown() || next.IsNull() || before.IsUnknown() || before.IsNull() {
+		return false
+	}
+	nh, err1 := intent.DecodeClusterHandle(next.ValueString())
+	ph, err2 := intent.DecodeClusterHandle(before.ValueString())
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	nextOps, err1 := ownOps(b, h, plan)
+	priorOps, err2 := ownOps(b, h, prior)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return intent.HandleRerun{PriorCompleted: true, SameOwnIntent: true, Prior: ph, Next: nh,
+		PriorPlans: opPlans(priorOps), NextPlans: opPlans(nextOps)}.NothingNew()
+}
+
+func opPlans(ops []intentOp) []*protocol.Plan {
+	out := make([]*protocol.Plan, len(ops))
+	for i, op := range ops {
+		out[i] = op.Composed.Plan
+	}
+	return out
+}
+
 // IntentComputed are the computed attributes every intent resource's
 // model embeds.
 type IntentComputed struct {

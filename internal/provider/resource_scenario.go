@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -100,7 +101,12 @@ func (scenarioHooks) prepare(m *scenarioModel, data *providerData) {
 	m.ID = types.StringValue(m.Pack.ValueString() + "/" + m.Name.ValueString())
 }
 
-func (scenarioHooks) intentAttrs() []string { return scenarioIntentAttrs }
+// scenarioOwnAttrs are scenarioIntentAttrs without cluster_handle: a
+// change of the handle alone runs the action again only when it has
+// something new to run (sameOnHandle).
+var scenarioOwnAttrs = slices.DeleteFunc(slices.Clone(scenarioIntentAttrs), func(a string) bool { return a == "cluster_handle" })
+
+func (scenarioHooks) intentAttrs() []string { return scenarioOwnAttrs }
 
 func (scenarioHooks) readConfig(ctx context.Context, m *scenarioModel, cfg tfsdk.Config, diags *diag.Diagnostics) {
 	m.readWriteOnly(ctx, cfg, diags)
@@ -117,16 +123,30 @@ func (scenarioHooks) checkPlanned(m *scenarioModel, ops []intentOp, diags *diag.
 // changes: the action (again when the intent changed), on the targets;
 // before it, when hosts left the cluster the scenario runs on, the pack's
 // uninstall_node on them (leaveChange).
+// A change of the cluster handle alone runs the action again only when
+// it has something new to run, or hosts left (sameOnHandle).
 func (h scenarioHooks) changes(plan, prior *scenarioModel, same bool) []intent.Change {
-	cs := singleAction(strOr(plan.Action, "install"), prior != nil, prior != nil && operationCompleted(prior.Operation), same,
+	completed := prior != nil && operationCompleted(prior.Operation)
+	leave := h.leaveChange(plan, prior)
+	if prior != nil && same {
+		same = sameOnHandle(h.base(), h, plan, prior, plan.ClusterHandle, prior.ClusterHandle, completed && leave == nil)
+	}
+	cs := singleAction(strOr(plan.Action, "install"), prior != nil, completed, same,
 		append([]string{plan.Pack.ValueString()}, plan.Targets...)...)
 	for i := range cs {
 		cs[i].Targets = plan.Targets
 	}
-	if c := h.leaveChange(plan, prior); c != nil {
-		cs = append([]intent.Change{*c}, cs...)
+	if leave != nil {
+		cs = append([]intent.Change{*leave}, cs...)
 	}
 	return cs
+}
+
+func (h scenarioHooks) base() *intentBase {
+	if h.r == nil {
+		return nil
+	}
+	return &h.r.intentBase
 }
 
 // leaveChange is the pack's uninstall_node on the hosts of the prior

@@ -174,7 +174,7 @@ func (tempoHooks) prepare(m *tempoModel, data *providerData) {
 	m.ID = types.StringValue("tempo/" + m.Name.ValueString())
 }
 
-func (tempoHooks) intentAttrs() []string { return scenarioIntentAttrs }
+func (tempoHooks) intentAttrs() []string { return scenarioOwnAttrs }
 
 func (tempoHooks) readConfig(ctx context.Context, m *tempoModel, cfg tfsdk.Config, diags *diag.Diagnostics) {
 	m.readWriteOnly(ctx, cfg, diags)
@@ -189,8 +189,19 @@ func (tempoHooks) checkPlanned(m *tempoModel, ops []intentOp, diags *diag.Diagno
 	}
 }
 
+// changes: the install, again when the intent changed or the last
+// operation did not complete; a change of the cluster handle alone runs
+// it again only when it has something new to run (sameOnHandle).
 func (h tempoHooks) changes(plan, prior *tempoModel, same bool) []intent.Change {
-	return singleAction(h.action(plan, protocol.KindCreate), prior != nil, prior != nil && operationCompleted(prior.Operation), same, "tempo")
+	completed := prior != nil && operationCompleted(prior.Operation)
+	if prior != nil && same {
+		var b *intentBase
+		if h.r != nil {
+			b = &h.r.intentBase
+		}
+		same = sameOnHandle(b, h, plan, prior, plan.ClusterHandle, prior.ClusterHandle, completed)
+	}
+	return singleAction(h.action(plan, protocol.KindCreate), prior != nil, completed, same, "tempo")
 }
 
 func (h tempoHooks) spec(m, _ *tempoModel, data *providerData, diags *diag.Diagnostics) intentPlan {
