@@ -118,8 +118,9 @@ func checkExposeKubeconfig(data *providerData, expose bool, diags *diag.Diagnost
 		return
 	}
 	if err := intent.PackArtifactVisible("expose_kubeconfig", pack, kubeconfigArtifact, actorOf(data)); err != nil {
+		// addAttrError names the attribute, which the error names too.
 		addAttrError(diags, path.Root("expose_kubeconfig"), "Artifact not visible to the actor",
-			err.Error()+", or set expose_kubeconfig = false.")
+			strings.TrimPrefix(err.Error(), "expose_kubeconfig: ")+", or set expose_kubeconfig = false.")
 	}
 }
 

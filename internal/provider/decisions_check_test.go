@@ -43,8 +43,15 @@ func TestArtifactVisibility(t *testing.T) {
 		}
 		var diags diag.Diagnostics
 		checkExposeKubeconfig(d, true, &diags)
-		if !diags.HasError() != tc.want || (diags.HasError() && !strings.Contains(diagText(diags), "expose_kubeconfig: ")) {
+		if !diags.HasError() != tc.want {
 			t.Errorf("expose_kubeconfig with roles %v got %q want visible %v", tc.roles, diagText(diags), tc.want)
+		}
+		if diags.HasError() {
+			want := `expose_kubeconfig: artifact kubeconfig.admin is visible to the roles "platform_admin", "sre" only, and actor "ci" holds ` + orNoneText(tc.roles) +
+				`; give the provider's actor_roles one of them, or set expose_kubeconfig = false.`
+			if got := diags.Errors()[0].Detail(); got != want {
+				t.Errorf("expose_kubeconfig with roles %v refused with\n%s\nwant\n%s", tc.roles, got, want)
+			}
 		}
 		diags = nil
 		checkExposeKubeconfig(d, false, &diags)
@@ -55,6 +62,14 @@ func TestArtifactVisibility(t *testing.T) {
 	if err := artifactVisible(builtinData(t, "ci"), h, "kubeadm.join_token"); err != nil {
 		t.Errorf("an artifact without visible_to_roles got %v want visible", err)
 	}
+}
+
+// orNoneText is how the refusal names the actor's roles.
+func orNoneText(roles []string) string {
+	if len(roles) == 0 {
+		return "none"
+	}
+	return `"` + strings.Join(roles, `", "`) + `"`
 }
 
 // checkDecisions reports each refused decision on its attribute path.
