@@ -144,9 +144,12 @@ var envNameRE = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
 
 // recheckItem is one check to run on a host.
 type recheckItem struct {
-	in  *protocol.JobInstance
-	ev  protocol.Evidence
-	env map[string]string
+	in *protocol.JobInstance
+	// host is the instance's host as the run chose it (chooseHost), which
+	// its evidence is recorded under.
+	host string
+	ev   protocol.Evidence
+	env  map[string]string
 	// files are the env names whose value is an input file's content;
 	// kept those whose value is the path of a kept file to copy.
 	files, kept map[string]bool
@@ -270,11 +273,18 @@ func recheckItems(in RecheckInput) (map[string][]recheckItem, []RecheckSkip, err
 		if ji.Job == nil {
 			continue // a gate: nothing to check
 		}
-		exec := ji.Host
+		// The host the run chose (chooseHost): a cluster-scoped instance
+		// has none of its own and ran on the first master.
+		host, err := chooseHost(in.Plan, ji)
+		if err != nil {
+			skipped = append(skipped, RecheckSkip{Instance: id, Reason: err.Error()})
+			continue
+		}
+		exec := host
 		if ji.RunOn != "" {
 			exec = ji.RunOn
 		}
-		env, files, kept, why := recheckEnv(in, lay, ji, exec, hostEnvs.of(ji.Host))
+		env, files, kept, why := recheckEnv(in, lay, ji, host, exec, hostEnvs.of(host))
 		if why != "" {
 			skipped = append(skipped, RecheckSkip{Instance: id, Host: exec, Reason: why})
 			continue
@@ -288,7 +298,7 @@ func recheckItems(in RecheckInput) (map[string][]recheckItem, []RecheckSkip, err
 			if len(want) > 0 && !want[ev.ID] {
 				continue
 			}
-			byHost[exec] = append(byHost[exec], recheckItem{in: ji, ev: ev, env: env, files: files, kept: kept, withheld: withheld})
+			byHost[exec] = append(byHost[exec], recheckItem{in: ji, host: host, ev: ev, env: env, files: files, kept: kept, withheld: withheld})
 		}
 	}
 	return byHost, skipped, nil
@@ -339,10 +349,10 @@ func (e *hostEnvs) of(host string) map[string]string {
 // kept-artifact directory (CP_OUTPUT_DIR too, where its own declared
 // artifacts are kept), and its input artifacts. A reason is returned when
 // an input cannot be given on exec.
-func recheckEnv(in RecheckInput, lay layout, ji *protocol.JobInstance, exec string, he map[string]string) (map[string]string, map[string]bool, map[string]bool, string) {
+func recheckEnv(in RecheckInput, lay layout, ji *protocol.JobInstance, host, exec string, he map[string]string) (map[string]string, map[string]bool, map[string]bool, string) {
 	key := instanceKey(ji)
 	env := map[string]string{
-		protocol.EnvHost:      ji.Host,
+		protocol.EnvHost:      host,
 		protocol.EnvOperation: "refresh",
 		protocol.EnvInstance:  ji.ID,
 		protocol.EnvOutputDir: lay.keepDir(key),
@@ -443,10 +453,10 @@ func recheckHost(ctx context.Context, d transport.Dialer, in RecheckInput, host 
 		o := outs[i]
 		var er protocol.EvidenceResult
 		if o.code == recheckTimedOut {
-			er = protocol.EvidenceResult{ID: it.ev.ID, Host: it.in.Host, ExitCode: o.code, CheckedAt: now,
+			er = protocol.EvidenceResult{ID: it.ev.ID, Host: it.host, ExitCode: o.code, CheckedAt: now,
 				Observed: "no result", Detail: fmt.Sprintf("timed out after %s", in.Timeout)}
 		} else {
-			er = judge(it.ev, it.in.Host, o.stdout, o.stderr, o.code, now)
+			er = judge(it.ev, it.host, o.stdout, o.stderr, o.code, now)
 		}
 		if it.withheld {
 			er.Observed, er.Detail = withheldOutput, ""

@@ -476,3 +476,34 @@ func TestRecheck_privateDirRemoved(t *testing.T) {
 		t.Errorf("left after TERM: %v", l)
 	}
 }
+
+// A cluster-scoped instance (no host of its own) is checked where it ran:
+// on the intent's first master (chooseHost), seeing that master as
+// CP_HOST, not skipped for a host "" the pool does not know.
+func TestRecheck_clusterScopedOnFirstMaster(t *testing.T) {
+	n := newCountingNet(t, "master-1", "worker-1")
+	writeHostFile(t, n, "master-1", "deployed", "yes\n")
+	deploy := newJob("deploy",
+		evidence("deployed", `cat "$HOST_ROOT/deployed"`, "yes"),
+		evidence("host", `echo "$CP_HOST"`, "master-1"))
+	p := &protocol.Plan{ID: "p-cluster", Template: "db.install", Instances: []*protocol.JobInstance{newInst(deploy, "s", "")},
+		Intent: protocol.Intent{Hosts: []protocol.Host{{Name: "worker-1", Role: "worker"}, {Name: "master-1", Role: protocol.RoleMaster}}}}
+	res, err := Recheck(context.Background(), n, RecheckInput{Plan: p, Instances: allInstances(p)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Skipped) != 0 {
+		t.Fatalf("skipped: %+v, want the instance checked on master-1", res.Skipped)
+	}
+	if n.runs["master-1"] != 1 || n.runs["worker-1"] != 0 {
+		t.Errorf("commands per host: %v, want one on master-1", n.runs)
+	}
+	if len(res.Evidence) != 2 {
+		t.Fatalf("results: %+v", res.Evidence)
+	}
+	for _, e := range res.Evidence {
+		if !e.Passed || e.Host != "master-1" {
+			t.Errorf("check %s: %+v, want passed on master-1", e.ID, e)
+		}
+	}
+}
