@@ -80,7 +80,10 @@ func planAttrs(attrs map[string]schema.Attribute, summary string) {
 	attrs["plan"] = rStr("Compact view of what apply will run, for the diff: hosts and counts, the DAG digest, changes against " +
 		"the template, bindings and sub-operations, gates with their state (approved by whom with which option, or waiting " +
 		"with the `approvals` entry to paste), then each stage's jobs once with their hosts as ranges and a count, why a job " +
-		"not from the template is there, and the instances apply skips. Several operations follow one another.")
+		"not from the template is there, and the instances apply skips. Several operations follow one another. Once they " +
+		"completed, the refresh keeps one line of what ran for each (`TITLE (TEMPLATE): completed, N job instances, G gates, " +
+		"per-instance DAG sha256:…`), and `plan_summary` its header line with `: completed`, so the next change diffs against " +
+		"that line; the executed DAG stays in `planned_instances`, `plan_digest` and `operation`.")
 	attrs["planned_instances"] = plannedInstancesAttr()
 	attrs["pause_after_stage"] = pauseAfterStageAttr()
 	attrs["plan_digest"] = rStr("SHA-256 digest of the per-instance DAG (`planned_instances` without status), which `plan` " +

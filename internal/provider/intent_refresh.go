@@ -112,35 +112,29 @@ func refreshEvidence[M any](ctx context.Context, b *intentBase, h intentHooks[M]
 	return ops
 }
 
-// summarizeCompleted rewrites the plan summary of a completed operation
-// so that its stages read done, not what the plan said before apply
-// (pending, will run). The resource's own plan is composed again only
-// when the summary still needs it and is of the same action; ops are
-// those refreshEvidence composed, if any.
-func summarizeCompleted[M any](b *intentBase, h intentHooks[M], m *M, ops []intentOp) {
+// summarizeCompleted shortens the plan views of a completed operation in
+// state to what ran (completedPlan, completedSummary): the next plan's
+// diff then shows the new plan against one line per operation, not the
+// whole previous plan. The executed DAG stays in planned_instances,
+// plan_digest and the operation. A plan shows the full views of what it
+// will run, which apply stores as planned (OpenTofu compares them); the
+// refresh after shortens them, and a plan with nothing to run keeps the
+// state's (no diff).
+func summarizeCompleted[M any](b *intentBase, h intentHooks[M], m *M, _ []intentOp) {
 	c := h.computed(m)
-	if b.data == nil || !operationCompleted(*c.Operation) || c.PlanSummary.IsNull() || c.PlanSummary.IsUnknown() {
+	if b.data == nil || !operationCompleted(*c.Operation) {
 		return
 	}
-	sum := c.PlanSummary.ValueString()
-	if !strings.Contains(sum, ", pending\n") && !strings.Contains(sum, " will run, ") {
-		return
-	}
-	if ops == nil {
-		var err error
-		if ops, err = ownOps(b, h, m); err != nil {
-			return
+	if !c.Plan.IsNull() && !c.Plan.IsUnknown() {
+		if short := completedPlan(c.Plan.ValueString()); short != "" {
+			*c.Plan = types.StringValue(short)
 		}
 	}
-	action, _ := c.Operation.Attributes()["action"].(types.String)
-	if len(ops) == 0 || ops[len(ops)-1].Action != action.ValueString() {
-		return
+	if !c.PlanSummary.IsNull() && !c.PlanSummary.IsUnknown() {
+		if short := completedSummary(c.PlanSummary.ValueString()); short != "" {
+			*c.PlanSummary = types.StringValue(short)
+		}
 	}
-	parts := make([]string, len(ops))
-	for i, op := range ops {
-		parts[i] = planner.RenderSimpleState(op.Composed.Plan, planner.ViewState{Completed: true})
-	}
-	*c.PlanSummary = types.StringValue(strings.Join(parts, "\n"))
 }
 
 func firstSkips(s []engine.RecheckSkip, n int) []engine.RecheckSkip {

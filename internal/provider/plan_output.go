@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -283,4 +284,76 @@ func rolesText(roles []string) string {
 		return "no role"
 	}
 	return "roles " + strings.Join(roles, ", ")
+}
+
+// compactCountsRE and compactDigestRE read the header of an operation in
+// the compact view (planner.RenderCompact): its counts and its DAG
+// digest.
+var (
+	compactCountsRE = regexp.MustCompile(`^  \d+ stages?, (\d+) job instances? \([^)]*\), (\d+) gates?$`)
+	compactDigestRE = regexp.MustCompile(`^  per-instance DAG: (\S+) `)
+)
+
+// completedPlan is the plan attribute of a completed operation: for each
+// operation of the compact view text, one line of what ran, such as
+// "Create Kubernetes cluster (kubernetes.create@1.0.0): completed, 43 job
+// instances, 0 gates, per-instance DAG sha256:…". It is "" when text
+// holds no such header (already short).
+func completedPlan(text string) string {
+	lines := strings.Split(text, "\n")
+	var out []string
+	for i := 0; i < len(lines); i++ {
+		head := lines[i]
+		if head == "" || head[0] == ' ' {
+			continue
+		}
+		j := i + 1
+		if j < len(lines) && strings.HasPrefix(lines[j], "  hosts (") {
+			j++
+		}
+		if j+1 >= len(lines) {
+			continue
+		}
+		counts := compactCountsRE.FindStringSubmatch(lines[j])
+		digest := compactDigestRE.FindStringSubmatch(lines[j+1])
+		if counts == nil || digest == nil {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: completed, %s, %s, per-instance DAG %s", head,
+			countText(counts[1], "job instance"), countText(counts[2], "gate"), digest[1]))
+		i = j + 1
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return strings.Join(out, "\n") + "\n"
+}
+
+// completedSummary is the plan_summary of a completed operation: each
+// operation's header line (planner.RenderSimple) followed by
+// ": completed". It is "" when text is already short.
+func completedSummary(text string) string {
+	var out []string
+	long := false
+	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		switch {
+		case l == "":
+		case l[0] == ' ':
+			long = true
+		default:
+			out = append(out, l+": completed")
+		}
+	}
+	if !long {
+		return ""
+	}
+	return strings.Join(out, "\n") + "\n"
+}
+
+// countText is n (decimal) things: "1 gate", "43 job instances".
+func countText(n, what string) string {
+	if n == "1" {
+		return n + " " + what
+	}
+	return n + " " + what + "s"
 }
