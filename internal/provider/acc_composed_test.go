@@ -217,23 +217,23 @@ func planParts(out string, attrs map[string][]string) string {
 }
 
 // removeWorkerMaxLines bounds the whole output of TestAccComposed_removeWorker's
-// `tofu plan` (345 lines when written, 1,916 before the plan kept known
-// what apply leaves as it is). The issue's goal is 200: what remains is
-// OpenTofu's frame and the development-override warning (47 lines), the
-// cluster's plan and plan_summary diffed against the create's (75),
-// nodes (17), the composed resources' plans and summaries (52), and what
-// their second install records again (artifacts, capabilities, handle and
-// operation counts, about 100).
-const removeWorkerMaxLines = 360
+// `tofu plan` (the issue's goal; 346 lines when the composed resources
+// ran again on the new handle and the state kept the create's full plan,
+// 1,916 before the plan kept known what apply leaves as it is).
+const removeWorkerMaxLines = 200
 
 // Removing a worker from a module with a cluster, Tempo and a scenario
 // on it: the cluster plans remove_node, and the new handle (one host
-// fewer, one line) makes the composed resources plan again, their DAGs
-// known, on the hosts that remain. The golden keeps the plans, the handle
-// changes and the diagnostics. What apply leaves as it is stays out of the
-// diff: the cluster's artifacts show only the one remove_node adds (its
-// value known after apply) with the others hidden, its capabilities do
-// not change, nor its kubeconfig (not exposed), each resource's evidence is one line, and the operation
+// fewer, one line) changes the composed resources' cluster_handle alone:
+// every job of Tempo and of the scenario runs at cluster scope on the
+// first master, which the handle keeps, so they have nothing new to run
+// and plan no action. The cluster's plan and plan_summary diff against
+// the one line per operation the state keeps of the completed create.
+// The golden keeps the plans, the handle changes and the diagnostics.
+// What apply leaves as it is stays out of the diff: the cluster's
+// artifacts show only the one remove_node adds (its value known after
+// apply) with the others hidden, its capabilities do not change, nor its
+// kubeconfig (not exposed), its evidence is one line, and the operation
 // shows what changes, its timeline one line. The whole output is bounded
 // by removeWorkerMaxLines.
 func TestAccComposed_removeWorker(t *testing.T) {
@@ -250,8 +250,8 @@ func TestAccComposed_removeWorker(t *testing.T) {
 	got := sortWarnings(hostAddrs(c, normalizePlan(strings.ReplaceAll(r.mustTofu(0, "plan"), s3.Endpoint, "<s3-endpoint>"), r.dir)))
 	parts := planParts(got, map[string][]string{
 		"cp_kubernetes_cluster.small": {"handle", "plan", "workers"},
-		"cp_tempo.traces":             {"cluster_handle", "plan"},
-		"cp_scenario.db":              {"cluster_handle", "plan"},
+		"cp_tempo.traces":             {"cluster_handle"},
+		"cp_scenario.db":              {"cluster_handle"},
 	})
 	checkGolden(t, "plan_remove_worker.golden", parts)
 	t.Logf("tofu plan of removing one worker: %d lines, %d of them the plans, handles and diagnostics", lineCount(got), lineCount(parts))
@@ -277,13 +277,25 @@ func TestAccComposed_removeWorker(t *testing.T) {
 	if regexp.MustCompile(`\n +~ capabilities += `).MatchString(cluster) {
 		t.Errorf("the cluster's capabilities, which remove_node leaves as they are, are in the diff:\n%s", cluster)
 	}
-	for _, addr := range []string{"cp_kubernetes_cluster.small", "cp_tempo.traces", "cp_scenario.db"} {
-		if l := firstLine(attrOf(t, got, addr, "evidence")); l != "(sensitive value)" {
-			t.Errorf("the evidence of %s is not one line: %s", addr, l)
-		}
-		if !regexp.MustCompile(`\n +~ timeline += \(sensitive value\)\n`).MatchString(attrOf(t, got, addr, "operation")) {
-			t.Errorf("the operation timeline of %s is not one line:\n%s", addr, attrOf(t, got, addr, "operation"))
-		}
+	if l := firstLine(attrOf(t, got, "cp_kubernetes_cluster.small", "evidence")); l != "(sensitive value)" {
+		t.Errorf("the evidence of the cluster is not one line: %s", l)
+	}
+	if !regexp.MustCompile(`\n +~ timeline += \(sensitive value\)\n`).MatchString(attrOf(t, got, "cp_kubernetes_cluster.small", "operation")) {
+		t.Errorf("the operation timeline of the cluster is not one line:\n%s", attrOf(t, got, "cp_kubernetes_cluster.small", "operation"))
+	}
+	// The state keeps one line of the completed create: the plan's diff
+	// removes that line, and plan_summary's too.
+	removed := regexp.MustCompile(`(?m)^ +- .*$`)
+	if rm := removed.FindAllString(planOf(t, got, "cp_kubernetes_cluster.small"), -1); len(rm) != 1 ||
+		!regexp.MustCompile(`- Create Kubernetes cluster \(kubernetes\.create@1\.0\.0\): completed, 43 job instances, 0 gates, per-instance DAG sha256:`).MatchString(rm[0]) {
+		t.Errorf("the cluster's plan does not diff against the one line the state keeps of the completed create: %q", rm)
+	}
+	sum := attrOf(t, got, "cp_kubernetes_cluster.small", "plan_summary")
+	if m := regexp.MustCompile(`(?s)^<<-EOT\n(.*?)\n +EOT\n`).FindStringSubmatch(sum); m != nil {
+		sum = m[1]
+	}
+	if rm := removed.FindAllString(sum, -1); len(rm) != 1 || !strings.Contains(rm[0], "- Create Kubernetes cluster (kubernetes.create@1.0.0): completed") {
+		t.Errorf("the cluster's plan_summary does not diff against the one line the state keeps of the completed create: %q\n%s", rm, sum)
 	}
 	op := attrOf(t, got, "cp_kubernetes_cluster.small", "operation")
 	op = op[:strings.Index(op, "\n        }")]
@@ -317,22 +329,34 @@ func TestAccComposed_removeWorker(t *testing.T) {
 			t.Errorf("the %s change of %s is not the handle without worker-2 on one line:\n%s", attr, addr, h)
 		}
 	}
-	for addr, want := range map[string]string{"cp_tempo.traces": "deploy-tempo", "cp_scenario.db": "deploy-postgresql"} {
-		p := planOf(t, got, addr)
-		if !strings.Contains(p, want) || !strings.Contains(p, "hosts (2): master-1, worker-1") {
-			t.Errorf("%s does not plan again with the new handle (want %s on master-1, worker-1):\n%s", addr, want, p)
+	// Tempo and the scenario plan no action: their cluster_handle is the
+	// only change.
+	for _, addr := range []string{"cp_tempo.traces", "cp_scenario.db"} {
+		ch := changeOf(t, got, addr)
+		if n := len(regexp.MustCompile(`(?m)^ +[~+-] `).FindAllString(ch, -1)); n != 2 || !strings.Contains(ch, "~ cluster_handle ") {
+			t.Errorf("%s plans more than its new cluster_handle (%d changed lines):\n%s", addr, n, ch)
 		}
 	}
-	// Approved, apply removes worker-2 and installs Tempo and the scenario
-	// again: what the plan knew is what apply leaves (OpenTofu compares
+	// Approved, apply removes worker-2 and records the new handle of Tempo
+	// and the scenario, running nothing of theirs: what the plan knew is what apply leaves (OpenTofu compares
 	// every known planned value with the applied one and fails on a
 	// difference), and the next plan has nothing to do.
 	approved := strings.Replace(composedHCL(nodesHCL(c, "master-1"), nodesHCL(c, "worker-1"), s3.Endpoint),
 		`approvals = [{ gate = "confirm-cluster-deletion", option = "delete cluster" }]`,
 		`approvals = [{ gate = "confirm-cluster-deletion", option = "delete cluster" }, { gate = "confirm-node-removal", option = "remove node" }]`, 1)
+	// ran is when the operations of addr's state started.
+	ran := func(addr string) string {
+		return strings.Join(regexp.MustCompile(`started_at += "[^"]+"`).FindAllString(r.mustTofu(0, "state", "show", addr), -1), ",")
+	}
+	before := map[string]string{"cp_tempo.traces": ran("cp_tempo.traces"), "cp_scenario.db": ran("cp_scenario.db")}
 	r.setConfig(prov + approved)
 	if out := r.mustTofu(0, "apply", "-auto-approve"); strings.Contains(out, "inconsistent") {
 		t.Errorf("apply of the removal:\n%s", out)
+	}
+	for addr, was := range before {
+		if now := ran(addr); now != was || was == "" {
+			t.Errorf("apply ran %s again (its operation was %s, now %s)", addr, was, now)
+		}
 	}
 	if out, code := r.tofu("plan", "-detailed-exitcode"); code != 0 {
 		t.Errorf("the plan after the removal is not empty (exit %d):\n%s", code, out)
