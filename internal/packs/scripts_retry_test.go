@@ -11,7 +11,9 @@ import (
 // call log.
 func (h *scriptHost) stub(name, body string) {
 	h.t.Helper()
-	script := "#!/bin/sh\n{ printf '%s' " + name + `; for a in "$@"; do printf ' %s' "$a"; done; echo; } >>"$CP_TEST_CALLS"` + "\n" + body + "\n"
+	// One write per call, as newScriptHost's stubs: commands of one
+	// pipeline do not interleave their log lines.
+	script := "#!/bin/sh\n__l=" + name + `; for a in "$@"; do __l="$__l $a"; done; printf '%s\n' "$__l" >>"$CP_TEST_CALLS"` + "\n" + body + "\n"
 	if err := os.WriteFile(filepath.Join(h.bin, name), []byte(script), 0o755); err != nil {
 		h.t.Fatal(err)
 	}
