@@ -83,8 +83,9 @@ resource "cp_tempo" "prod" {
 				ImportState:       true,
 				ImportStateId:     "tracing-stage@" + m1.Addr,
 				ImportStateVerify: true,
-				// Refresh reads the completed operation's summary as done.
-				ImportStateVerifyIgnore: []string{"plan_summary"},
+				// Refresh keeps one line of the completed operation's plan
+				// and summary (completedPlan, completedSummary).
+				ImportStateVerifyIgnore: []string{"plan_summary", "plan"},
 			},
 			{
 				ResourceName:  "cp_tempo.stage",
@@ -150,8 +151,9 @@ resource "cp_node" "w2" {
 				ImportState:       true,
 				ImportStateId:     w2.Addr,
 				ImportStateVerify: true,
-				// Refresh reads the completed operation's summary as done.
-				ImportStateVerifyIgnore: []string{"plan_summary"},
+				// Refresh keeps one line of the completed operation's plan
+				// and summary (completedPlan, completedSummary).
+				ImportStateVerifyIgnore: []string{"plan_summary", "plan"},
 			},
 			{
 				// Import by identity, in an import block (OpenTofu 1.12): the
@@ -212,8 +214,9 @@ resource "cp_scenario" "db" {
 				ImportState:       true,
 				ImportStateId:     "postgresql/orders@" + m1.Addr,
 				ImportStateVerify: true,
-				// Refresh reads the completed operation's summary as done.
-				ImportStateVerifyIgnore: []string{"plan_summary"},
+				// Refresh keeps one line of the completed operation's plan
+				// and summary (completedPlan, completedSummary).
+				ImportStateVerifyIgnore: []string{"plan_summary", "plan"},
 			},
 			{
 				// Only one scenario keeps a record there: the address alone
@@ -222,8 +225,9 @@ resource "cp_scenario" "db" {
 				ImportState:       true,
 				ImportStateId:     m1.Addr,
 				ImportStateVerify: true,
-				// Refresh reads the completed operation's summary as done.
-				ImportStateVerifyIgnore: []string{"plan_summary"},
+				// Refresh keeps one line of the completed operation's plan
+				// and summary (completedPlan, completedSummary).
+				ImportStateVerifyIgnore: []string{"plan_summary", "plan"},
 			},
 			{
 				ResourceName:  "cp_scenario.db",
