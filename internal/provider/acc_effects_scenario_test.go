@@ -38,18 +38,7 @@ func TestAccEffects_failedCreateResumesAndDeleteTimesOut(t *testing.T) {
 	pack, err := filepath.Abs("testdata/effects-probe")
 	must(t, err)
 	configWith := func(timeouts, providerExtra string) string {
-		return fmt.Sprintf(`
-provider "cp" {
-  actor     = "ci"
-  pack_dirs = [%q]
-  %s
-  ssh = {
-    user             = %q
-    private_key_file = %q
-    known_hosts_file = %q
-  }
-}
-
+		return packProviderHCL(c, pack, providerExtra) + fmt.Sprintf(`
 resource "cp_scenario" "ep" {
   pack           = "effects-probe"
   name           = "ep"
@@ -57,7 +46,7 @@ resource "cp_scenario" "ep" {
   destroy_action = "uninstall"
   timeouts       = %s
 }
-`, pack, providerExtra, h.User, c.KeyPath(), c.KnownHostsPath(), h.Name, h.Addr, timeouts)
+`, h.Name, h.Addr, timeouts)
 	}
 	config := func(timeouts string) string { return configWith(timeouts, "") }
 	probe := func(name string) string {

@@ -282,16 +282,7 @@ func TestAccGates_costConfirmation(t *testing.T) {
 	c := accHosts(t, "cost", "node-1")
 	h := c.Hosts()[0]
 	dir := writePacks(t, thingPacks())
-	scenario := func(approvals string) string {
-		return fmt.Sprintf(`
-resource "cp_scenario" "probe" {
-  pack      = "thing-user"
-  name      = "probe"
-  hosts     = [{ name = %q, address = %q, role = "master" }]
-  approvals = %s
-}
-`, h.Name, h.Addr, approvals)
-	}
+	scenario := func(approvals string) string { return thingUserScenarioHCL(h, approvals) }
 	confirm := `[{ gate = "confirm-cost-dedicated-thing", option = "create dedicated_thing" }]`
 	finance := gatesProvider(c, dir, `["finance"]`, costPolicyHCL)
 	resource.Test(t, resource.TestCase{
@@ -436,16 +427,7 @@ func TestAccGates_costRule(t *testing.T) {
 	c := accHosts(t, "costrule", "node-1")
 	h := c.Hosts()[0]
 	dir := writePacks(t, thingPacks())
-	scenario := func(approvals string) string {
-		return fmt.Sprintf(`
-resource "cp_scenario" "probe" {
-  pack      = "thing-user"
-  name      = "probe"
-  hosts     = [{ name = %q, address = %q, role = "master" }]
-  approvals = %s
-}
-`, h.Name, h.Addr, approvals)
-	}
+	scenario := func(approvals string) string { return thingUserScenarioHCL(h, approvals) }
 	confirm := `[{ gate = "confirm-cost-dedicated-thing", option = "create dedicated_thing" }]`
 	finance := costRuleProvider(c, dir, `["finance"]`, "30")
 	resource.Test(t, resource.TestCase{

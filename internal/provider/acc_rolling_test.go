@@ -81,26 +81,14 @@ func TestAccRolling_stopsAtFirstFailedHost(t *testing.T) {
 	}
 	testAccPreCheck(t)
 	c := accHosts(t, "rolling", "node-1", "node-2", "node-3")
-	hosts := c.Hosts()
 	dir := writePack(t, rollingProbePack(0))
-	h := hosts[0]
-	r := newTofuRun(t, fmt.Sprintf(`
-provider "cp" {
-  actor     = "ci"
-  pack_dirs = [%q]
-  ssh = {
-    user             = %q
-    private_key_file = %q
-    known_hosts_file = %q
-  }
-}
-
+	r := newTofuRun(t, packProviderHCL(c, dir, "")+fmt.Sprintf(`
 resource "cp_scenario" "rp" {
   pack  = "rolling-probe"
   name  = "rp"
   hosts = %s
 }
-`, dir, h.User, c.KeyPath(), c.KnownHostsPath(), nodesHCL(c, "node-1", "node-2", "node-3")))
+`, nodesHCL(c, "node-1", "node-2", "node-3")))
 	logs := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()

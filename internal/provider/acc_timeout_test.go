@@ -36,17 +36,7 @@ func TestAccTimeout_stopsOnTime(t *testing.T) {
 	pack, err := filepath.Abs("testdata/timeout-probe")
 	must(t, err)
 	config := func(round, timeouts string) string {
-		return fmt.Sprintf(`
-provider "cp" {
-  actor     = "ci"
-  pack_dirs = [%q]
-  ssh = {
-    user             = %q
-    private_key_file = %q
-    known_hosts_file = %q
-  }
-}
-
+		return packProviderHCL(c, pack, "") + fmt.Sprintf(`
 resource "cp_scenario" "tp" {
   pack       = "timeout-probe"
   name       = "tp"
@@ -54,7 +44,7 @@ resource "cp_scenario" "tp" {
   parameters = { namespace = "tp-ns", round = %q }
   timeouts   = %s
 }
-`, pack, h.User, c.KeyPath(), c.KnownHostsPath(), h.Name, h.Addr, round, timeouts)
+`, h.Name, h.Addr, round, timeouts)
 	}
 	probe := func(name string) string {
 		b, _ := os.ReadFile(filepath.Join(h.Upper, "var/lib/timeout-probe", name))
