@@ -2,6 +2,7 @@ package hostsim
 
 import (
 	"bytes"
+	_ "embed"
 	"regexp"
 
 	"gopkg.in/yaml.v3"
@@ -34,8 +35,27 @@ func CNIManifest(cni string) []byte {
 	return b.Bytes()
 }
 
+// PinnedCalicoURL is the calico release install-cni applies by default.
+// Its manifest is checked against the SHA-256 the pack pins, so the
+// simulator serves that release's real bytes
+// (manifests/calico-v3.31.7.yaml, the release's manifests/calico.yaml),
+// not a manifest of its own.
+const PinnedCalicoURL = "https://raw.githubusercontent.com/projectcalico/calico/v3.31.7/manifests/calico.yaml"
+
+//go:embed manifests/calico-v3.31.7.yaml
+var pinnedCalico []byte
+
+// ManifestAt is what the simulator's curl writes for a CNI release URL:
+// the real bytes of PinnedCalicoURL, else CNIManifest of the URL's CNI.
+func ManifestAt(u string) []byte {
+	if u == PinnedCalicoURL {
+		return pinnedCalico
+	}
+	return CNIManifest(cniOf(u))
+}
+
 // curlManifest is curl -fsSL -o FILE URL of a CNI release manifest: the
-// file gets CNIManifest; a host that cannot resolve names fails with
+// file gets ManifestAt(URL); a host that cannot resolve names fails with
 // curl's exit 6. Without -o (to stdout) it is not emulated.
 func (s *sim) curlManifest(p flags, u string) int {
 	out := p.get("o")
@@ -48,7 +68,7 @@ func (s *sim) curlManifest(p flags, u string) int {
 		}
 		return 6
 	}
-	if err := s.writeHostFile(out, string(CNIManifest(cniOf(u))), 0o644); err != nil {
+	if err := s.writeHostFile(out, string(ManifestAt(u)), 0o644); err != nil {
 		return s.fail(23, "curl: (23) Failure writing output to destination: %v", err)
 	}
 	return 0

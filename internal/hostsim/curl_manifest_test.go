@@ -26,6 +26,19 @@ func TestCurlCNIManifest(t *testing.T) {
 		`jsonpath={.status.conditions[?(@.type=="Ready")].status}`); r.out != "True" {
 		t.Errorf("master-1 Ready = %q after applying the downloaded calico manifest", r.out)
 	}
+	// The release the kubernetes pack pins: its real bytes, which apply
+	// as calico.
+	e2 := newEnv(t)
+	initCluster(t, e2, false)
+	e2.must("master-1", "curl", "-fsSL", "-o", "/tmp/m/calico.yaml", PinnedCalicoURL)
+	if got := e2.file("master-1", "/tmp/m/calico.yaml"); got != string(pinnedCalico) || !strings.Contains(got, "image: quay.io/calico/node:v3.31.7") {
+		t.Fatalf("the pinned release's manifest is not its real bytes (%d bytes)", len(got))
+	}
+	e2.must("master-1", "kubectl", "--kubeconfig", "/etc/kubernetes/admin.conf", "apply", "-f", "/tmp/m/calico.yaml")
+	if r := e2.must("master-1", "kubectl", "--kubeconfig", "/etc/kubernetes/admin.conf", "get", "node", "master-1", "-o",
+		`jsonpath={.status.conditions[?(@.type=="Ready")].status}`); r.out != "True" {
+		t.Errorf("master-1 Ready = %q after applying the pinned calico manifest", r.out)
+	}
 	if r := e.run("master-1", "curl", "-fsSL", calico); r.code != 2 || !strings.Contains(r.err, "not emulated") {
 		t.Errorf("curl of the manifest to stdout: exit %d %s", r.code, r.err)
 	}

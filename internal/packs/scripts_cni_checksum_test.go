@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"strings"
 	"testing"
+
+	"github.com/intentops/terraform-provider-cp/internal/hostsim"
 )
 
 // install-cni with cni_manifest_sha256: the manifest (the pinned calico
@@ -73,10 +75,47 @@ func TestInstallCNIManifestChecksum(t *testing.T) {
 		t.Errorf("commands ran before the refusal:\n%s", calls)
 	}
 
-	// Without a digest the URL is applied as it is.
+	// Without a digest the pinned release is checked against its own
+	// SHA-256: a manifest with other bytes applies nothing, the release's
+	// real manifest is applied from the checked copy.
 	h = host(t)
-	succeeded(t, h.run(script, packEnv(t, "kubernetes", nil)))
-	if f := applied(h.log(h.calls)); f != upstream {
-		t.Errorf("without cni_manifest_sha256 applied %q, want %s", f, upstream)
+	refused(t, h, h.run(script, packEnv(t, "kubernetes", nil)),
+		"the calico manifest "+upstream+" has sha256 "+digest+", not the pinned release's sha256 "+pinnedCalicoSHA256+"; nothing was applied")
+	if f := applied(h.log(h.calls)); f != "" {
+		t.Errorf("a manifest that is not the pinned release's was applied: %s", f)
+	}
+	h = newScriptHost(t)
+	res = h.run(script, packEnv(t, "kubernetes", nil))
+	succeeded(t, res)
+	if f := applied(h.log(h.calls)); !strings.HasSuffix(f, "/calico.yaml") || strings.HasPrefix(f, "http") {
+		t.Errorf("the pinned release was not applied from its checked copy: %q", f)
+	}
+	if !strings.Contains(res.stdout, upstream+" matches the pinned release's sha256") {
+		t.Errorf("no word of the check:\n%s", res.stdout)
+	}
+
+	// A manifest of the user's without a digest is applied as it is.
+	h = host(t)
+	const mirror = "https://mirror.example/calico.yaml"
+	succeeded(t, h.run(script, packEnv(t, "kubernetes", map[string]string{"cni_manifest": mirror})))
+	if f := applied(h.log(h.calls)); f != mirror {
+		t.Errorf("cni_manifest without cni_manifest_sha256 applied %q, want %s", f, mirror)
+	}
+}
+
+// pinnedCalicoSHA256 is the digest install-cni pins for its calico
+// release: the SHA-256 of that release's manifests/calico.yaml.
+const pinnedCalicoSHA256 = "d6d8a489a4ed8e5b8efd8b339047b496ca657b55ee2e3618e791507b0a853e8d"
+
+// The pinned digest is the digest of the pinned release's real manifest
+// (the bytes the simulator serves for its URL), and the script pins both.
+func TestInstallCNIPinnedCalico(t *testing.T) {
+	sum := sha256.Sum256(hostsim.ManifestAt(hostsim.PinnedCalicoURL))
+	if got := hex.EncodeToString(sum[:]); got != pinnedCalicoSHA256 {
+		t.Errorf("the pinned calico manifest has sha256 %s, want %s", got, pinnedCalicoSHA256)
+	}
+	body := readFile(t, "builtin/kubernetes/scripts/install-cni.sh")
+	if !strings.Contains(body, "pinned_calico="+hostsim.PinnedCalicoURL+"\n") || !strings.Contains(body, "pinned_calico_sha256="+pinnedCalicoSHA256+"\n") {
+		t.Errorf("install-cni.sh does not pin %s at %s", hostsim.PinnedCalicoURL, pinnedCalicoSHA256)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/intentops/terraform-provider-cp/internal/hostsim"
 	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
 
@@ -61,8 +62,13 @@ while [ $# -gt 0 ]; do
 done`,
 	"apt-get":  ``,
 	"apt-mark": ``,
-	"curl": `case " $* " in
+	// The pinned calico release's manifest, with -o FILE, is its real
+	// bytes (newScriptHost puts them at $HOME/.calico.yaml).
+	"curl": `out= prev=
+for a in "$@"; do [ "$prev" != -o ] || out=$a; prev=$a; done
+case " $* " in
   *"/v2/ "*) printf 200 ;;
+  *" ` + hostsim.PinnedCalicoURL + ` "*) cp "$HOME/.calico.yaml" "$out" ;;
   *) echo '-----BEGIN PGP PUBLIC KEY BLOCK-----' ;;
 esac`,
 	"gpg":       `cat >/dev/null`,
@@ -94,6 +100,9 @@ func newScriptHost(t *testing.T) *scriptHost {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := os.WriteFile(filepath.Join(root, ".calico.yaml"), hostsim.ManifestAt(hostsim.PinnedCalicoURL), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	for name, body := range stubs {
 		// One write per call, so commands of one pipeline do not

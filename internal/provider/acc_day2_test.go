@@ -334,7 +334,7 @@ func TestAccDay2_removeMaster(t *testing.T) {
 }
 
 // The CNI manifest's checksum through OpenTofu: with cni_manifest_sha256
-// not the digest of the calico manifest (what the simulator's curl serves
+// not the digest of the calico manifest (the pinned release's real bytes, which the simulator's curl serves
 // for the pinned release URL) the create fails at install-cni naming both
 // digests, and no CNI is applied; with the manifest's digest the same
 // apply resumes and completes: calico applied, the node Ready.
@@ -342,7 +342,7 @@ func TestAccDay2_cniManifestChecksum(t *testing.T) {
 	testAccPreCheck(t)
 	c := accHosts(t, "cni-sum", "master-1")
 	prov := accProvider(c, "")
-	sum := sha256.Sum256(hostsim.CNIManifest("calico"))
+	sum := sha256.Sum256(hostsim.ManifestAt(hostsim.PinnedCalicoURL))
 	good := hex.EncodeToString(sum[:])
 	wrong := strings.Repeat("0", 64)
 	cluster := func(digest string) string {

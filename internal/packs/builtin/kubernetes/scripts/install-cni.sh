@@ -33,13 +33,17 @@ check host "${CP_HOST:-}" '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' "a Kubernetes
   "a SHA-256 of 64 lowercase hex digits"
 
 kc=(--kubeconfig /etc/kubernetes/admin.conf)
-# apply_manifest SOURCE NAME applies the manifest at SOURCE (a URL or a
-# path). With cni_manifest_sha256 it first downloads (or copies) it to a
-# root-only file NAME, checks it with sha256sum -c, and applies only that
-# file: a manifest with another digest fails here, before anything is
-# applied.
+# The calico release applied when cni_manifest is empty, and the SHA-256 of
+# that release's manifests/calico.yaml: it is always checked.
+pinned_calico=https://raw.githubusercontent.com/projectcalico/calico/v3.31.7/manifests/calico.yaml
+pinned_calico_sha256=d6d8a489a4ed8e5b8efd8b339047b496ca657b55ee2e3618e791507b0a853e8d
+# apply_manifest SOURCE NAME DIGEST WHAT applies the manifest at SOURCE (a
+# URL or a path). With a DIGEST (WHAT says where it comes from) it first
+# downloads (or copies) it to a root-only file NAME, checks it with
+# sha256sum -c, and applies only that file: a manifest with another digest
+# fails here, before anything is applied.
 apply_manifest() {
-  if [[ -z "${CP_PARAM_CNI_MANIFEST_SHA256:-}" ]]; then
+  if [[ -z "$3" ]]; then
     kubectl "${kc[@]}" apply -f "$1"
     return
   fi
@@ -54,21 +58,26 @@ apply_manifest() {
     [[ -f $1 ]] || fail "the $CP_PARAM_CNI manifest $1 does not exist on $CP_HOST; nothing was applied"
     cp -- "$1" "$dir/$2"
   fi
-  printf '%s  %s\n' "$CP_PARAM_CNI_MANIFEST_SHA256" "$2" >"$dir/$2.sha256"
+  printf '%s  %s\n' "$3" "$2" >"$dir/$2.sha256"
   if ! (cd "$dir" && sha256sum -c --status "$2.sha256"); then
     local got
     got=$(sha256sum "$dir/$2" | cut -d' ' -f1)
-    fail "the $CP_PARAM_CNI manifest $1 has sha256 $got, not cni_manifest_sha256 $CP_PARAM_CNI_MANIFEST_SHA256; nothing was applied: check the manifest's source, or set cni_manifest_sha256 to the digest of the manifest you mean to apply"
+    fail "the $CP_PARAM_CNI manifest $1 has sha256 $got, not $4 $3; nothing was applied: check the manifest's source, or set cni_manifest_sha256 to the digest of the manifest you mean to apply"
   fi
-  echo "install-cni: $1 matches cni_manifest_sha256"
+  echo "install-cni: $1 matches $4"
   kubectl "${kc[@]}" apply -f "$dir/$2"
 }
 case "$CP_PARAM_CNI" in
   calico)
-    apply_manifest "${CP_PARAM_CNI_MANIFEST:-https://raw.githubusercontent.com/projectcalico/calico/v3.31.7/manifests/calico.yaml}" calico.yaml
+    if [[ -n "${CP_PARAM_CNI_MANIFEST:-}" || -n "${CP_PARAM_CNI_MANIFEST_SHA256:-}" ]]; then
+      apply_manifest "${CP_PARAM_CNI_MANIFEST:-$pinned_calico}" calico.yaml "${CP_PARAM_CNI_MANIFEST_SHA256:-}" cni_manifest_sha256
+    else
+      apply_manifest "$pinned_calico" calico.yaml "$pinned_calico_sha256" "the pinned release's sha256"
+    fi
     ;;
   flannel)
-    apply_manifest "${CP_PARAM_CNI_MANIFEST:-https://github.com/flannel-io/flannel/releases/download/v0.25.7/kube-flannel.yml}" kube-flannel.yml
+    apply_manifest "${CP_PARAM_CNI_MANIFEST:-https://github.com/flannel-io/flannel/releases/download/v0.25.7/kube-flannel.yml}" kube-flannel.yml \
+      "${CP_PARAM_CNI_MANIFEST_SHA256:-}" cni_manifest_sha256
     ;;
   cilium)
     helm upgrade --install cilium cilium --repo https://helm.cilium.io/ --version 1.16.3 \
