@@ -25,6 +25,45 @@ provider "cp" {
 `, packDir, extra, h.User, c.KeyPath(), c.KnownHostsPath())
 }
 
+// gatesProvider is a provider block in environment qa for actor ci with
+// roles (an HCL list), the packs of packDir, ssh logging in to the test
+// hosts of c, and policy: further provider arguments (capability_policy,
+// policy_rules, organization).
+func gatesProvider(c *testhosts.Cluster, packDir, roles, policy string) string {
+	h := c.Hosts()[0]
+	return fmt.Sprintf(`
+provider "cp" {
+  environment = "qa"
+  actor       = "ci"
+  actor_roles = %s
+  pack_dirs   = [%q]
+  ssh = {
+    user             = %q
+    private_key_file = %q
+    known_hosts_file = %q
+  }
+  %s
+}
+`, roles, packDir, h.User, c.KeyPath(), c.KnownHostsPath(), policy)
+}
+
+// storagelessClusterHCL is the cp_kubernetes_cluster "k" named name with
+// master-1 of c as its master and the hosts workers of c as its workers,
+// without storage and with its deletion confirmed; extra goes inside the
+// resource block.
+func storagelessClusterHCL(c *testhosts.Cluster, name string, workers []string, extra string) string {
+	return fmt.Sprintf(`
+resource "cp_kubernetes_cluster" "k" {
+  name      = %q
+  storage   = "none"
+  approvals = [{ gate = "confirm-cluster-deletion", option = "delete cluster" }]
+  masters   = %s
+  workers   = %s
+%s
+}
+`, name, nodesHCL(c, "master-1"), nodesHCL(c, workers...), extra)
+}
+
 // thingUserScenarioHCL is the cp_scenario "probe" of the thing-user pack
 // (thingPacks) on host h as its master, with approvals (an HCL list).
 func thingUserScenarioHCL(h testhosts.Host, approvals string) string {

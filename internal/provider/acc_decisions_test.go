@@ -34,21 +34,7 @@ const decisionsPolicy = `
 // decisionsProvider is a provider block for the test hosts with the
 // wo-probe pack, the decisions policy and the given actor roles.
 func decisionsProvider(c *testhosts.Cluster, pack, roles string) string {
-	h := c.Hosts()[0]
-	return fmt.Sprintf(`
-provider "cp" {
-  environment = "qa"
-  actor       = "ci"
-  actor_roles = %s
-  pack_dirs   = [%q]
-  ssh = {
-    user             = %q
-    private_key_file = %q
-    known_hosts_file = %q
-  }
-  %s
-}
-`, roles, pack, h.User, c.KeyPath(), c.KnownHostsPath(), decisionsPolicy)
+	return gatesProvider(c, pack, roles, decisionsPolicy)
 }
 
 // probeScenario plans the wo-probe pack in env over the candidates named
@@ -216,25 +202,12 @@ resource "cp_kubernetes_cluster" "refused" {
 // rulesProvider is decisionsProvider with an organization and policy
 // rules, in environment qa where both aws_s3 and shared_minio may serve.
 func rulesProvider(c *testhosts.Cluster, pack, org, rules string) string {
-	h := c.Hosts()[0]
-	return fmt.Sprintf(`
-provider "cp" {
-  environment  = "qa"
-  actor        = "ci"
-  actor_roles  = ["sre"]
-  pack_dirs    = [%q]
+	return gatesProvider(c, pack, `["sre"]`, fmt.Sprintf(`
   organization = %q
-  ssh = {
-    user             = %q
-    private_key_file = %q
-    known_hosts_file = %q
-  }
   capability_policy = {
     "object_storage.s3" = { environments = { qa = { allowed_providers = ["aws_s3", "shared_minio"] } } }
   }
-  policy_rules = %s
-}
-`, pack, org, h.User, c.KeyPath(), c.KnownHostsPath(), rules)
+  policy_rules = %s`, org, rules))
 }
 
 // Requirement constraints and policy rules through OpenTofu, on the

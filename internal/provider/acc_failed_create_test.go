@@ -58,16 +58,7 @@ func TestAccFailedCreate_recordOnHostThenIntervention(t *testing.T) {
 	c := accHosts(t, "failcreate", "master-1", "worker-1")
 	prov := accProvider(c, "")
 	cluster := func(extra string) string {
-		return prov + `
-resource "cp_kubernetes_cluster" "k" {
-  name      = "failcreate"
-  storage   = "none"
-  approvals = [{ gate = "confirm-cluster-deletion", option = "delete cluster" }]
-  masters   = ` + nodesHCL(c, "master-1") + `
-  workers   = ` + nodesHCL(c, "worker-1") + `
-` + extra + `
-}
-`
+		return prov + storagelessClusterHCL(c, "failcreate", []string{"worker-1"}, extra)
 	}
 	const addr = "cp_kubernetes_cluster.k"
 	// A diagnosis ends in Failed, through PlanPatchReview when it proposed

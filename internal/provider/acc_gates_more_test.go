@@ -145,24 +145,6 @@ func sortedKeys(m map[string]string) []string {
 	return out
 }
 
-func gatesProvider(c *testhosts.Cluster, packDir, roles, policy string) string {
-	h := c.Hosts()[0]
-	return fmt.Sprintf(`
-provider "cp" {
-  environment = "qa"
-  actor       = "ci"
-  actor_roles = %s
-  pack_dirs   = [%q]
-  ssh = {
-    user             = %q
-    private_key_file = %q
-    known_hosts_file = %q
-  }
-  %s
-}
-`, roles, packDir, h.User, c.KeyPath(), c.KnownHostsPath(), policy)
-}
-
 // A missing-input gate through OpenTofu: without greeting the plan names
 // the gate and the branch that waits for it (write-b); apply runs write-a
 // on the host and stops at the gate, and write-b did not run. Giving

@@ -86,16 +86,7 @@ func TestAccPause_afterStageAndResume(t *testing.T) {
 	c := accHosts(t, "pause", "master-1", "worker-1")
 	prov := accProvider(c, "")
 	cluster := func(extra string) string {
-		return prov + `
-resource "cp_kubernetes_cluster" "k" {
-  name      = "pause"
-  storage   = "none"
-  approvals = [{ gate = "confirm-cluster-deletion", option = "delete cluster" }]
-  masters   = ` + nodesHCL(c, "master-1") + `
-  workers   = ` + nodesHCL(c, "worker-1") + `
-` + extra + `
-}
-`
+		return prov + storagelessClusterHCL(c, "pause", []string{"worker-1"}, extra)
 	}
 	const addr = "cp_kubernetes_cluster.k"
 	planned := []string{"created DraftIntent", "status PlanPreview", "status CapabilityResolution", "status Running"}
@@ -151,16 +142,7 @@ func TestAccPause_failedResumeThenIntervention(t *testing.T) {
 	c := accHosts(t, "pausefix", "master-1", "worker-1")
 	prov := accProvider(c, "")
 	cluster := func(extra string) string {
-		return prov + `
-resource "cp_kubernetes_cluster" "k" {
-  name      = "pausefix"
-  storage   = "none"
-  approvals = [{ gate = "confirm-cluster-deletion", option = "delete cluster" }]
-  masters   = ` + nodesHCL(c, "master-1") + `
-  workers   = ` + nodesHCL(c, "worker-1") + `
-` + extra + `
-}
-`
+		return prov + storagelessClusterHCL(c, "pausefix", []string{"worker-1"}, extra)
 	}
 	const addr = "cp_kubernetes_cluster.k"
 	planned := []string{"created DraftIntent", "status PlanPreview", "status CapabilityResolution", "status Running", "status Paused",
@@ -226,15 +208,7 @@ func TestAccPrivate_joinTokenFromPrivateState(t *testing.T) {
 	c := accHosts(t, "privtok", "master-1", "worker-1", "worker-2")
 	prov := accProvider(c, "")
 	cluster := func(workers ...string) string {
-		return prov + `
-resource "cp_kubernetes_cluster" "k" {
-  name      = "privtok"
-  storage   = "none"
-  approvals = [{ gate = "confirm-cluster-deletion", option = "delete cluster" }]
-  masters   = ` + nodesHCL(c, "master-1") + `
-  workers   = ` + nodesHCL(c, workers...) + `
-}
-`
+		return prov + storagelessClusterHCL(c, "privtok", workers, "")
 	}
 	const addr = "cp_kubernetes_cluster.k"
 	var tokenRef string
