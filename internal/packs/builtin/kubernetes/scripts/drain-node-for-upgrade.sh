@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Cordons and drains the worker CP_HOST before its upgrade, unless its
 # kubelet already runs kubernetes_version. Runs on the first master
-# (scope.run_on), so the admin kubeconfig never reaches the worker.
+# (scope.run_on), so the admin kubeconfig never reaches the worker. A
+# drain that fails, or is stopped by a signal, uncordons the node again,
+# unless it was cordoned before this job; the job still fails.
 set -euo pipefail
 
 fail() { echo "drain-node-for-upgrade on ${CP_HOST:-?}: $*" >&2; exit 1; }
@@ -22,9 +24,45 @@ if [[ "$(kubectl "${kc[@]}" get node "$CP_HOST" -o jsonpath='{.status.nodeInfo.k
   echo "drain-node-for-upgrade: $CP_HOST already runs v$version; not drained"
   exit 0
 fi
+# A node cordoned before this job (by the cordon or drain action) is left
+# cordoned when the drain fails or is stopped, as it was found.
+was=$(kubectl "${kc[@]}" get node "$CP_HOST" -o jsonpath='{.spec.unschedulable}') ||
+  fail "cannot read node $CP_HOST from the API server; not drained: fix the API server's reachability and retry"
+# uncordon_again WHY fails with WHY after uncordoning the node, unless it
+# was cordoned before this job.
+uncordon_again() {
+  if [[ "$was" == true ]]; then
+    fail "$1. Node $CP_HOST was cordoned before this drain, stays cordoned and is not upgraded (apply the uncordon action to make it schedulable)"
+  fi
+  if kubectl "${kc[@]}" uncordon "$CP_HOST" >/dev/null 2>&1; then
+    fail "$1. Node $CP_HOST was uncordoned again and is not upgraded. Make room (scale the workload, relax the budget; for Longhorn, let its volumes' replicas rebuild elsewhere) and apply again, or raise drain_timeout"
+  fi
+  fail "$1; uncordoning it again failed too, so it stays cordoned: on ${CP_FIRST_MASTER:-the first master} run kubectl --kubeconfig /etc/kubernetes/admin.conf uncordon $CP_HOST"
+}
+
 log=$(mktemp)
+drain=""
 trap 'rm -f "$log"' EXIT
-if kubectl "${kc[@]}" drain "$CP_HOST" --ignore-daemonsets --delete-emptydir-data --timeout="$CP_PARAM_DRAIN_TIMEOUT" >"$log" 2>&1; then
+# The engine's timeout or a cancel TERMs the job's process group: the
+# trap stops the drain (kubectl runs in the background, so the trap runs
+# at once, not when kubectl ends) and uncordons the node, so a node that
+# is not upgraded does not stay unschedulable.
+# shellcheck disable=SC2317 # run by the traps below
+stopped() {
+  trap - INT TERM HUP
+  [[ -z "$drain" ]] || kill "$drain" 2>/dev/null || true
+  uncordon_again "the drain of node $CP_HOST was stopped by SIG$1 before it finished"
+}
+trap 'stopped INT' INT
+trap 'stopped TERM' TERM
+trap 'stopped HUP' HUP
+kubectl "${kc[@]}" drain "$CP_HOST" --ignore-daemonsets --delete-emptydir-data --timeout="$CP_PARAM_DRAIN_TIMEOUT" >"$log" 2>&1 &
+drain=$!
+status=0
+wait "$drain" || status=$?
+drain=""
+trap - INT TERM HUP
+if ((status == 0)); then
   cat "$log"
   echo "drain-node-for-upgrade: $CP_HOST drained"
   exit 0
@@ -40,7 +78,4 @@ if ((${#held[@]} > 0)); then
   printf -v pods '%s, ' "${held[@]}"
   why="a PodDisruptionBudget allows no eviction of ${pods%, } from node $CP_HOST within drain_timeout $CP_PARAM_DRAIN_TIMEOUT (kubectl get pdb -A shows ALLOWED DISRUPTIONS 0)"
 fi
-if kubectl "${kc[@]}" uncordon "$CP_HOST" >/dev/null 2>&1; then
-  fail "$why. Node $CP_HOST was uncordoned again and is not upgraded. Make room (scale the workload, relax the budget; for Longhorn, let its volumes' replicas rebuild elsewhere) and apply again, or raise drain_timeout"
-fi
-fail "$why; uncordoning it again failed too, so it stays cordoned: on $CP_FIRST_MASTER run kubectl --kubeconfig /etc/kubernetes/admin.conf uncordon $CP_HOST"
+uncordon_again "$why"
