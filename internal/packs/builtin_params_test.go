@@ -15,7 +15,7 @@ func TestBuiltinParamTypes(t *testing.T) {
 		"kubernetes": {
 			"cluster_name": "dns_label", "kubernetes_version": "semver", "cni": "enum", "cni_manifest": "string", "cni_manifest_sha256": "string", "container_runtime": "enum",
 			"storage": "enum", "longhorn_version": "semver", "pod_cidr": "ipv4_cidr", "service_cidr": "ipv4_cidr", "control_plane_endpoint": "host_port",
-			"registry_host": "dns_subdomain", "registry_mirrors": "list", "mirrored_registries": "list", "wireguard_cidr": "ipv4_cidr",
+			"registry_host": "string", "registry_mirrors": "list", "mirrored_registries": "list", "wireguard_cidr": "ipv4_cidr",
 			"wireguard_port": "integer", "min_cpus": "integer", "min_memory_mb": "integer", "min_disk_gb": "integer",
 			"drain_timeout": "duration", "node_ready_timeout": "duration",
 			"etcd_snapshot_keep": "integer", "etcd_snapshot": "string", "certificate_min_days": "integer",
@@ -78,6 +78,9 @@ func TestBuiltinParamBounds(t *testing.T) {
 		{"kubernetes", "min_cpus", []string{"1", "1024"}, []string{"0", "1025"}},
 		{"kubernetes", "min_disk_gb", []string{"0"}, []string{"-1"}},
 		{"kubernetes", "mirrored_registries", []string{"docker.io,quay.io", "registry.local:5000"}, []string{"docker.io/library", "..", "a..b", "docker.io,", "Docker.io"}},
+		{"kubernetes", "registry_host", []string{"registry.k8s.io", "registry.internal:5000", "10.0.0.5:5000", "a:1", "a:65535", "harbor.internal:443"},
+			[]string{"registry.internal:0", "registry.internal:65536", "registry.internal:", "registry.internal:5000:1", "Registry.internal", "https://registry.internal",
+				"registry.internal/k8s", "-registry.internal", "a..b", "registry.internal:05000", "registry.internal:5000\nx"}},
 		{"kubernetes", "registry_mirrors", []string{"https://mirror.gcr.io,http://10.0.0.5:5000"}, []string{"https://a b", `https://a"b`, "mirror.gcr.io"}},
 		{"kubernetes", "cni_manifest", []string{"https://raw.example.com/calico.yaml", "/srv/cni/calico.yaml"}, []string{"/", "/srv/../etc/x", "-f", "file:///etc/x", "https://a.example/x y", "relative.yaml"}},
 		{"kubernetes", "cni_manifest_sha256", []string{"0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a"}, []string{"0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A", "000000000000000000000000000000000000000000000000000000000000000", "00000000000000000000000000000000000000000000000000000000000000000", "000000000000000000000000000000000000000000000000000000000000000;"}},

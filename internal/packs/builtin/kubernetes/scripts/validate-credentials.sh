@@ -28,7 +28,10 @@ if [[ -r /etc/cp/kubernetes/proxy.env ]]; then
 fi
 
 host_re='^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$'
-check registry_host "${CP_PARAM_REGISTRY_HOST:-}" "${host_re%$}(:[0-9]{1,5})?$" "a registry host name such as registry.k8s.io"
+# host[:port], the port 1-65535: without one the registry is probed on 443.
+port_re='(:([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?$'
+check registry_host "${CP_PARAM_REGISTRY_HOST:-}" "${host_re%$}$port_re" \
+  "a registry host name with an optional port from 1 to 65535, such as registry.k8s.io or registry.internal:5000"
 mirrors_value=${CP_PARAM_REGISTRY_MIRRORS:-}
 [[ $mirrors_value != *[[:cntrl:]]* ]] || fail "registry_mirrors holds a control character; separate items with commas"
 IFS=, read -ra mirrors <<<"$mirrors_value"
