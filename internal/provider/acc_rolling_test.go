@@ -1,13 +1,11 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // rollingProbePack is a user pack whose install rolls roll-step over its
@@ -89,12 +87,10 @@ resource "cp_scenario" "rp" {
   hosts = %s
 }
 `, nodesHCL(c, "node-1", "node-2", "node-3")))
-	logs := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
+	tofu := tofuRunner(t, r)
 	apply := func(log string) (string, error) {
-		out, err := r.cmd(ctx, filepath.Join(logs, log), "apply", "-auto-approve").CombinedOutput()
-		return flatten(string(out)), err
+		out, err := tofu(log, "apply", "-auto-approve")
+		return flatten(out), err
 	}
 	probe := func(host, name string) string {
 		hh, err := c.Host(host)

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -10,9 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/intentops/terraform-provider-cp/internal/testhosts"
 )
 
 // A resource timeout stops the operation on time, through OpenTofu: the
@@ -51,29 +47,12 @@ resource "cp_scenario" "tp" {
 		return string(b)
 	}
 	r := newTofuRun(t, config("1", `{ create = "5s" }`))
-	logs := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	tofu := func(log string, args ...string) (string, error) {
-		out, err := r.cmd(ctx, filepath.Join(logs, log), args...).CombinedOutput()
-		return string(out), err
-	}
+	tofu := tofuRunner(t, r)
 
 	if out, err := tofu("plan1.log", "plan", "-out=tp.plan"); err != nil {
 		t.Fatalf("plan: %v\n%s", err, out)
 	}
-	start := time.Now()
-	out, err := tofu("apply1.log", "apply", "tp.plan")
-	elapsed := time.Since(start)
-	if err == nil {
-		t.Fatalf("apply under timeouts.create = 5s succeeded:\n%s", out)
-	}
-	t.Logf("the apply under timeouts.create = 5s returned after %s (the job sleeps 25s)", elapsed)
-	if elapsed >= 18*time.Second {
-		t.Errorf("the apply returned after %s; want it well below the 25s sleep: the timeout stops the job", elapsed)
-	}
-	text := flatten(out)
-	for _, want := range []string{
+	text := timedOutRun(t, "apply", "timeouts.create = 5s", func() (string, error) { return tofu("apply1.log", "apply", "tp.plan") },
 		"timeout-probe.install@1.0.0 timed out after 5s",
 		"timeouts.create (5s) ran out while the operation ran: it was stopped on time and recorded as Interrupted",
 		"job sleep-long on host node-1 (instance sleep-long)",
@@ -82,21 +61,17 @@ resource "cp_scenario" "tp" {
 		"Finished before the timeout: mark-first",
 		`raise timeouts.create in the resource, for example timeouts = { create = "10s" }`,
 		"the operation resumes from the evidence on the hosts",
-	} {
-		if !strings.Contains(text, want) {
-			t.Errorf("the apply error lacks %q:\n%s", want, out)
-		}
-	}
+	)
 	for _, never := range []string{"interventions", "plan_patches", "Interrupted)"} {
 		if strings.Contains(text, never) {
-			t.Errorf("the apply error holds %q, advice that does not fit a timeout:\n%s", never, out)
+			t.Errorf("the apply error holds %q, advice that does not fit a timeout:\n%s", never, text)
 		}
 	}
 	pid := strings.TrimSpace(probe("sleep.pid"))
 	if !regexp.MustCompile(`^[0-9]+$`).MatchString(pid) {
 		t.Fatalf("sleep-long left no sleep pid (%q): the sleep never started", pid)
 	}
-	if got := sleepAlive(t, c, h.Name); got != "gone" {
+	if got := sleepAliveAt(t, c, h.Name, "/var/lib/timeout-probe/sleep.pid"); got != "gone" {
 		t.Errorf("after the timeout pgrep on node-1 found the job's sleep (pid %s) still running: %q", pid, got)
 	}
 	if probe("slept") != "" {
@@ -138,24 +113,10 @@ resource "cp_scenario" "tp" {
 	if out, err := tofu("plan3.log", "plan", "-out=tp.plan"); err != nil {
 		t.Fatalf("plan of the update: %v\n%s", err, out)
 	}
-	start = time.Now()
-	out, err = tofu("apply3.log", "apply", "tp.plan")
-	elapsed = time.Since(start)
-	if err == nil {
-		t.Fatalf("update under timeouts.update = 5s succeeded:\n%s", out)
-	}
-	t.Logf("the update under timeouts.update = 5s returned after %s", elapsed)
-	if elapsed >= 18*time.Second {
-		t.Errorf("the update returned after %s; want it well below the 25s sleep", elapsed)
-	}
-	text = flatten(out)
-	for _, want := range []string{"timed out after 5s", "timeouts.update (5s) ran out", "job sleep-long on host node-1",
-		`raise timeouts.update in the resource, for example timeouts = { update = "10s" }`} {
-		if !strings.Contains(text, want) {
-			t.Errorf("the update error lacks %q:\n%s", want, out)
-		}
-	}
-	if got := sleepAlive(t, c, h.Name); got != "gone" {
+	timedOutRun(t, "update", "timeouts.update = 5s", func() (string, error) { return tofu("apply3.log", "apply", "tp.plan") },
+		"timed out after 5s", "timeouts.update (5s) ran out", "job sleep-long on host node-1",
+		`raise timeouts.update in the resource, for example timeouts = { update = "10s" }`)
+	if got := sleepAliveAt(t, c, h.Name, "/var/lib/timeout-probe/sleep.pid"); got != "gone" {
 		t.Errorf("after the update's timeout pgrep on node-1 found the job's sleep still running: %q", got)
 	}
 	if got := strings.Count(probe("sleep-runs"), "run"); got != 3 {
@@ -171,16 +132,6 @@ resource "cp_scenario" "tp" {
 	if out, err := tofu("destroy.log", "destroy", "-auto-approve"); err != nil {
 		t.Fatalf("destroy: %v\n%s", err, out)
 	}
-}
-
-// sleepAlive looks on the host, with pgrep, for the sleep whose pid
-// sleep-long kept: "gone", or the process as ps shows it. A zombie (a
-// killed process its new parent has not reaped yet) is gone: pgrep
-// matches only the live states.
-func sleepAlive(t *testing.T, c *testhosts.Cluster, host string) string {
-	t.Helper()
-	return strings.TrimSpace(onHost(t, c, host, `f=/var/lib/timeout-probe/sleep.pid
-if pgrep -r R,S,D,T,t -F "$f" -x sleep >/dev/null; then ps -o pid=,stat=,pgid=,args= -p "$(cat "$f")"; else echo gone; fi`))
 }
 
 // stateCapability returns the attributes of capability key of resource
