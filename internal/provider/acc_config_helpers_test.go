@@ -3,6 +3,7 @@ package provider
 import (
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/intentops/terraform-provider-cp/internal/testhosts"
 )
 
@@ -75,4 +76,18 @@ resource "cp_scenario" "probe" {
   approvals = %s
 }
 `, h.Name, h.Addr, approvals)
+}
+
+// importVerifyStep imports addr by id and verifies the imported state
+// against the applied one, but for plan_summary and plan: refresh keeps
+// one line of the completed operation's plan and summary (completedPlan,
+// completedSummary).
+func importVerifyStep(addr, id string) resource.TestStep {
+	return resource.TestStep{
+		ResourceName:            addr,
+		ImportState:             true,
+		ImportStateId:           id,
+		ImportStateVerify:       true,
+		ImportStateVerifyIgnore: []string{"plan_summary", "plan"},
+	}
 }

@@ -76,17 +76,9 @@ resource "cp_tempo" "prod" {
 					statecheck.ExpectKnownValue("cp_tempo.stage", tfjsonpath.New("capabilities").AtSliceIndex(0).AtMapKey("key"), knownvalue.StringExact("observability.tracing")),
 				},
 			},
-			{
-				// Import by a master's address and Tempo's name: the record
-				// cp keeps on the masters is the state.
-				ResourceName:      "cp_tempo.stage",
-				ImportState:       true,
-				ImportStateId:     "tracing-stage@" + m1.Addr,
-				ImportStateVerify: true,
-				// Refresh keeps one line of the completed operation's plan
-				// and summary (completedPlan, completedSummary).
-				ImportStateVerifyIgnore: []string{"plan_summary", "plan"},
-			},
+			// Import by a master's address and Tempo's name: the record
+			// cp keeps on the masters is the state.
+			importVerifyStep("cp_tempo.stage", "tracing-stage@"+m1.Addr),
 			{
 				ResourceName:  "cp_tempo.stage",
 				ImportState:   true,
@@ -144,17 +136,9 @@ resource "cp_node" "w2" {
 					}),
 				},
 			},
-			{
-				// Import by the node's address: the record cp keeps on the
-				// node is the state.
-				ResourceName:      "cp_node.w2",
-				ImportState:       true,
-				ImportStateId:     w2.Addr,
-				ImportStateVerify: true,
-				// Refresh keeps one line of the completed operation's plan
-				// and summary (completedPlan, completedSummary).
-				ImportStateVerifyIgnore: []string{"plan_summary", "plan"},
-			},
+			// Import by the node's address: the record cp keeps on the
+			// node is the state.
+			importVerifyStep("cp_node.w2", w2.Addr),
 			{
 				// Import by identity, in an import block (OpenTofu 1.12): the
 				// plan imports the node and changes nothing.
@@ -209,26 +193,10 @@ resource "cp_scenario" "db" {
 					statecheck.ExpectKnownValue("cp_scenario.db", tfjsonpath.New("id"), knownvalue.StringExact("postgresql/orders")),
 				},
 			},
-			{
-				ResourceName:      "cp_scenario.db",
-				ImportState:       true,
-				ImportStateId:     "postgresql/orders@" + m1.Addr,
-				ImportStateVerify: true,
-				// Refresh keeps one line of the completed operation's plan
-				// and summary (completedPlan, completedSummary).
-				ImportStateVerifyIgnore: []string{"plan_summary", "plan"},
-			},
-			{
-				// Only one scenario keeps a record there: the address alone
-				// finds it.
-				ResourceName:      "cp_scenario.db",
-				ImportState:       true,
-				ImportStateId:     m1.Addr,
-				ImportStateVerify: true,
-				// Refresh keeps one line of the completed operation's plan
-				// and summary (completedPlan, completedSummary).
-				ImportStateVerifyIgnore: []string{"plan_summary", "plan"},
-			},
+			importVerifyStep("cp_scenario.db", "postgresql/orders@"+m1.Addr),
+			// Only one scenario keeps a record there: the address alone
+			// finds it.
+			importVerifyStep("cp_scenario.db", m1.Addr),
 			{
 				ResourceName:  "cp_scenario.db",
 				ImportState:   true,
