@@ -27,7 +27,7 @@ func TestNewFailure(t *testing.T) {
 	if f.ExitCode != 1 || f.Class != "exit_code" || f.Template != "kubernetes.add_node@1.0.0" || f.Stage != "join-node" {
 		t.Errorf("got exit %d class %q template %q stage %q want: 1, exit_code, kubernetes.add_node@1.0.0, join-node", f.ExitCode, f.Class, f.Template, f.Stage)
 	}
-	wantJobs := []string{"validate-node", "preflight-node", "configure-node-proxy", "build-node-inventory", "generate-wireguard-key", "update-wireguard-mesh",
+	wantJobs := []string{"validate-node", "preflight-node", "configure-node-proxy", "build-node-inventory", "check-host-identities", "generate-wireguard-key", "update-wireguard-mesh",
 		"verify-wireguard-mesh", "prepare-kubernetes-prerequisites", "generate-join-token", "join-worker", "label-node", "verify-node-ready"}
 	if !slices.Equal(f.PlanJobs, wantJobs) {
 		t.Errorf("plan jobs\ngot:  %q\nwant: %q", f.PlanJobs, wantJobs)
