@@ -98,8 +98,8 @@ resource "cp_kubernetes_cluster" "k" {
 			{
 				// An actor without a role of the kubeconfig's
 				// visible_to_roles is refused at plan.
-				Config:      cluster(noRoles, "  expose_kubeconfig = true"),
-				PlanOnly:    true,
+				Config:   cluster(noRoles, "  expose_kubeconfig = true"),
+				PlanOnly: true,
 				// The detail names the attribute once.
 				ExpectError: regexp.MustCompile(`(?s)Artifact not visible to the actor.*expose_kubeconfig = true\n\s*\n\s*expose_kubeconfig: artifact kubeconfig\.admin\s+is\s+visible\s+to\s+the\s+roles\s+"platform_admin",\s+"sre"\s+only,\s+and\s+actor\s+"ci"\s+holds\s+none`),
 			},
