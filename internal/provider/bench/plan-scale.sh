@@ -129,6 +129,7 @@ resource "cp_kubernetes_cluster" "bench" {
   pod_cidr                 = "100.64.0.0/10"
   masters                  = $(hosts master 3 0)
   workers                  = $(hosts worker $((n - 3)) 1)
+  parameters               = { control_plane_endpoint = "api.bench.internal:6443" }
 }
 HCL
 	# tofu runs in the background under GNU time (wall and CPU time, its
