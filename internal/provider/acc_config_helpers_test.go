@@ -1,9 +1,14 @@
 package provider
 
 import (
+	"errors"
 	"fmt"
+	"regexp"
+	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
 	"github.com/intentops/terraform-provider-cp/internal/testhosts"
 )
 
@@ -89,5 +94,39 @@ func importVerifyStep(addr, id string) resource.TestStep {
 		ImportStateId:           id,
 		ImportStateVerify:       true,
 		ImportStateVerifyIgnore: []string{"plan_summary", "plan"},
+	}
+}
+
+// costGateSteps are the last steps of a cost confirmation of the
+// thing-user scenario on h (thingUserScenarioHCL), under finance (a
+// provider block whose actor holds finance) and sre (the same provider
+// block, its actor holding sre only): applying without the confirmation
+// stops at confirm-cost-dedicated-thing; a confirmation by sre, with
+// neither the creation nor its consumer run on h, is refused at plan, the
+// gate waiting; confirmed by finance, the thing is created and used.
+func costGateSteps(t *testing.T, h testhosts.Host, finance, sre string) []resource.TestStep {
+	const confirm = `[{ gate = "confirm-cost-dedicated-thing", option = "create dedicated_thing" }]`
+	return []resource.TestStep{
+		{
+			Config:      finance + thingUserScenarioHCL(h, `[]`),
+			ExpectError: regexp.MustCompile(`(?s)stopped at a gate \(WaitingForApproval\).*confirm-cost-dedicated-thing \(cost_confirmation\)`),
+		},
+		{
+			PreConfig: func() {
+				markerFiles(t, h, map[string]string{"var/lib/thing/make-thing": "", "var/lib/thing/use-thing": ""})
+			},
+			// A confirmation by an actor without the gate's role: the
+			// plan shows the gate waiting, with the decision refused.
+			Config:             sre + thingUserScenarioHCL(h, confirm),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+			ConfigPlanChecks:   planShows(`(?s)confirm-cost-dedicated-thing \(cost confirmation\).*waiting for a decision by an actor with role finance; the decision of \S+ \(option "[^"]+"\) is refused: actor \S+ holds roles sre, not one of the gate's roles`),
+		},
+		{
+			Config: finance + thingUserScenarioHCL(h, confirm),
+			Check: func(*terraform.State) error {
+				return errors.Join(markerFile(h, "var/lib/thing/make-thing", "ran"), markerFile(h, "var/lib/thing/use-thing", "ran"))
+			},
+		},
 	}
 }

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -265,40 +264,18 @@ func TestAccGates_costConfirmation(t *testing.T) {
 	h := c.Hosts()[0]
 	dir := writePacks(t, thingPacks())
 	scenario := func(approvals string) string { return thingUserScenarioHCL(h, approvals) }
-	confirm := `[{ gate = "confirm-cost-dedicated-thing", option = "create dedicated_thing" }]`
 	finance := gatesProvider(c, dir, `["finance"]`, costPolicyHCL)
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		Steps: []resource.TestStep{
+		Steps: append([]resource.TestStep{
 			{
 				Config:             finance + scenario(`[]`),
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
 				ConfigPlanChecks:   planShows(`(?s)confirm-cost-dedicated-thing \(cost confirmation\).*costs 40 USD a month, above the 25 USD that the qa policy allows without confirmation`),
 			},
-			{
-				Config:      finance + scenario(`[]`),
-				ExpectError: regexp.MustCompile(`(?s)stopped at a gate \(WaitingForApproval\).*confirm-cost-dedicated-thing \(cost_confirmation\)`),
-			},
-			{
-				PreConfig: func() {
-					markerFiles(t, h, map[string]string{"var/lib/thing/make-thing": "", "var/lib/thing/use-thing": ""})
-				},
-				// A confirmation by an actor without the gate's role: the
-				// plan shows the gate waiting, with the decision refused.
-				Config:             gatesProvider(c, dir, `["sre"]`, costPolicyHCL) + scenario(confirm),
-				PlanOnly:           true,
-				ExpectNonEmptyPlan: true,
-				ConfigPlanChecks:   planShows(`(?s)confirm-cost-dedicated-thing \(cost confirmation\).*waiting for a decision by an actor with role finance; the decision of \S+ \(option "[^"]+"\) is refused: actor \S+ holds roles sre, not one of the gate's roles`),
-			},
-			{
-				Config: finance + scenario(confirm),
-				Check: func(*terraform.State) error {
-					return errors.Join(markerFile(h, "var/lib/thing/make-thing", "ran"), markerFile(h, "var/lib/thing/use-thing", "ran"))
-				},
-			},
-		},
+		}, costGateSteps(t, h, finance, gatesProvider(c, dir, `["sre"]`, costPolicyHCL))...),
 	})
 }
 
@@ -410,12 +387,11 @@ func TestAccGates_costRule(t *testing.T) {
 	h := c.Hosts()[0]
 	dir := writePacks(t, thingPacks())
 	scenario := func(approvals string) string { return thingUserScenarioHCL(h, approvals) }
-	confirm := `[{ gate = "confirm-cost-dedicated-thing", option = "create dedicated_thing" }]`
 	finance := costRuleProvider(c, dir, `["finance"]`, "30")
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		Steps: []resource.TestStep{
+		Steps: append([]resource.TestStep{
 			{
 				// Above the thing's cost: the rule does not match.
 				Config:             costRuleProvider(c, dir, `["finance"]`, "50") + scenario(`[]`),
@@ -430,26 +406,7 @@ func TestAccGates_costRule(t *testing.T) {
 				ConfigPlanChecks: planShows(`(?s)confirm-cost-dedicated-thing \(cost confirmation\).*` +
 					`rule 1 "pricey" requires approval for provider dedicated_thing \(cost 40 USD a month >= 30\): finance signs off on spend`),
 			},
-			{
-				Config:      finance + scenario(`[]`),
-				ExpectError: regexp.MustCompile(`(?s)stopped at a gate \(WaitingForApproval\).*confirm-cost-dedicated-thing \(cost_confirmation\)`),
-			},
-			{
-				PreConfig: func() {
-					markerFiles(t, h, map[string]string{"var/lib/thing/make-thing": "", "var/lib/thing/use-thing": ""})
-				},
-				Config:             costRuleProvider(c, dir, `["sre"]`, "30") + scenario(confirm),
-				PlanOnly:           true,
-				ExpectNonEmptyPlan: true,
-				ConfigPlanChecks:   planShows(`(?s)confirm-cost-dedicated-thing \(cost confirmation\).*waiting for a decision by an actor with role finance; the decision of \S+ \(option "[^"]+"\) is refused: actor \S+ holds roles sre, not one of the gate's roles`),
-			},
-			{
-				Config: finance + scenario(confirm),
-				Check: func(*terraform.State) error {
-					return errors.Join(markerFile(h, "var/lib/thing/make-thing", "ran"), markerFile(h, "var/lib/thing/use-thing", "ran"))
-				},
-			},
-		},
+		}, costGateSteps(t, h, finance, costRuleProvider(c, dir, `["sre"]`, "30"))...),
 	})
 }
 
