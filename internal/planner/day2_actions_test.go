@@ -63,7 +63,7 @@ func TestKubernetesDay2ActionsPlan(t *testing.T) {
 		{"check_certificates", nil, nil, []string{"check-certificates[master-1]", "check-certificates[master-2]"}},
 		{"renew_certificates", nil, nil, []string{"etcd-snapshot[master-1]", "renew-certificates[master-1]", "renew-certificates[master-2]"}},
 		{"repair", nil, nil, []string{"check-certificates[master-1]", "check-certificates[master-2]", "verify-cluster-health[master-1]"}},
-		{"add_master", []string{"master-3"}, nil, []string{"build-node-inventory", "configure-node-proxy[master-3]", "generate-certificate-key[master-1]",
+		{"add_master", []string{"master-3"}, nil, []string{"build-node-inventory", "check-host-identities", "configure-node-proxy[master-3]", "generate-certificate-key[master-1]",
 			"generate-join-token[master-1]", "generate-wireguard-key[master-1]", "generate-wireguard-key[master-2]",
 			"generate-wireguard-key[master-3]", "generate-wireguard-key[worker-1]", "generate-wireguard-key[worker-2]", "join-control-plane[master-3]", "label-node[master-3]",
 			"preflight-node[master-3]", "prepare-kubernetes-prerequisites[master-3]", "update-wireguard-mesh[master-1]", "update-wireguard-mesh[master-2]",
