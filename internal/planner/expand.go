@@ -42,6 +42,12 @@ func hostsFor(in *protocol.Intent, e protocol.Expansion) ([]string, error) {
 				out = append(out, h.Name)
 			}
 		}
+	case protocol.ExpandOtherNodes:
+		for _, h := range in.Hosts {
+			if !in.IsTarget(h.Name) {
+				out = append(out, h.Name)
+			}
+		}
 	default:
 		return nil, fmt.Errorf("unknown scope.expand %q (use one of %v)", e, protocol.Expansions)
 	}

@@ -16,10 +16,11 @@ const (
 	ExpandEachWorker   Expansion = "each_worker"
 	ExpandEachNode     Expansion = "each_node"    // every host of the intent
 	ExpandTargetNodes  Expansion = "target_nodes" // the hosts the action targets (add_node, remove_node)
+	ExpandOtherNodes   Expansion = "other_nodes"  // the hosts the action does not target (those that stay in remove_node); none without targets
 )
 
 // Expansions lists every known expansion, sorted.
-var Expansions = []Expansion{ExpandEachMaster, ExpandEachNode, ExpandEachWorker, ExpandFirstMaster, ExpandOnce, ExpandOtherMasters, ExpandTargetNodes}
+var Expansions = []Expansion{ExpandEachMaster, ExpandEachNode, ExpandEachWorker, ExpandFirstMaster, ExpandOnce, ExpandOtherMasters, ExpandOtherNodes, ExpandTargetNodes}
 
 // Valid reports whether e is a known expansion.
 func (e Expansion) Valid() bool {

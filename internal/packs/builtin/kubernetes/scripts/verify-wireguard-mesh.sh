@@ -17,11 +17,20 @@ fail() { echo "verify-wireguard-mesh on ${CP_HOST:-?}: $*" >&2; exit 1; }
 [[ "${CP_HOST:-}" =~ ^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$ ]] || fail "host is not a Kubernetes node name"
 key_re='^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$'
 
+# The nodes of the mesh are the hosts of the intent (CP_HOSTS, "name
+# address role" entries): a node removed since (remove_node) keeps its
+# key in the artifact but is no peer any more.
+declare -A member=()
+IFS=, read -r -a entries <<<"${CP_HOSTS:-}"
+for e in "${entries[@]}"; do
+  [[ -n "$e" ]] && member[${e%% *}]=1
+done
 declare -A host_of=()
 while read -r host value extra; do
   [[ -n "$host" ]] || continue
   [[ -z "$extra" && "$host" =~ ^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$ && "$value" =~ $key_re ]] ||
     fail "a wireguard.public_key line is not \"host key\" with a node name and a WireGuard public key"
+  (( ${#member[@]} == 0 )) || [[ -n "${member[$host]:-}" ]] || continue
   host_of[$value]=$host
 done <"$CP_ARTIFACT_WIREGUARD_PUBLIC_KEY"
 
