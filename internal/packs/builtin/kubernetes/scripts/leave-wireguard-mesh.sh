@@ -25,7 +25,7 @@ if [[ -n "$pub" ]]; then
   printf '%s\n' "$pub" >"$left"
   printf '%s\n' "$pub" >"$CP_OUTPUT_DIR/wireguard.left"
 fi
-if systemctl is-active --quiet wg-quick@wg0 || systemctl is-enabled --quiet wg-quick@wg0 2>/dev/null; then
+if systemctl is-active --quiet wg-quick@wg0 || systemctl is-enabled wg-quick@wg0 >/dev/null 2>&1; then
   systemctl disable --now wg-quick@wg0
 fi
 rm -f "$dir/wg0.conf" "$dir/wg0.conf.new" "$dir/wg0.key"
