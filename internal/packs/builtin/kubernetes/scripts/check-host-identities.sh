@@ -7,11 +7,20 @@ set -euo pipefail
 
 fail() { echo "check-host-identities: $*" >&2; exit 1; }
 
+# Only the hosts of the intent (CP_HOSTS, "name address role" entries)
+# count: a node removed since keeps its host.identity in state, and the
+# same machine may come back under another name.
+declare -A member=()
+IFS=, read -r -a entries <<<"${CP_HOSTS:-}"
+for e in "${entries[@]}"; do
+  [[ -n "$e" ]] && member[${e%% *}]=1
+done
 declare -A by_id=() by_name=()
 dups=()
 n=0
 while read -r host id name extra; do
   [[ -n "$host" ]] || continue
+  (( ${#member[@]} == 0 )) || [[ -n "${member[$host]:-}" ]] || continue
   [[ -z "$extra" && "$host" =~ ^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$ && "$id" =~ ^[0-9a-f]{32}$ &&
     "$name" =~ ^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$ ]] ||
     fail "the host.identity line of ${host//[^a-z0-9.-]/?} is not \"host machine-id hostname\""
