@@ -30,7 +30,7 @@ import (
 //
 // Any other kubeadm command fails: the scripts under test use no other.
 const kubeadmStub = `#!/bin/sh
-{ printf '%s' kubeadm; for a in "$@"; do printf ' %s' "$a"; done; echo; } >>"$CP_TEST_CALLS"
+__l=kubeadm; for a in "$@"; do __l="$__l $a"; done; printf '%s\n' "$__l" >>"$CP_TEST_CALLS"
 set -eu
 export HTTPS_PROXY=http://127.0.0.1:1 HTTP_PROXY=http://127.0.0.1:1 NO_PROXY= https_proxy= http_proxy= no_proxy=
 real=$CP_TEST_KUBEADM

@@ -21,7 +21,7 @@ const minioAdminCreds = "S3_ADMIN_API=minio\nS3_ADMIN_NAMESPACE=minio\nS3_ADMIN_
 // exits) and answers the keys of an existing postgresql-backup-s3 from
 // $CP_TEST_AK and $CP_TEST_SK.
 const fileStub = `#!/bin/sh
-{ printf '%s' kubectl; for a in "$@"; do printf ' %s' "$a"; done; echo; } >>"$CP_TEST_CALLS"
+__l=kubectl; for a in "$@"; do __l="$__l $a"; done; printf '%s\n' "$__l" >>"$CP_TEST_CALLS"
 for a in "$@"; do
   case $a in
     --from-file=*=*) f=${a#--from-file=}; cp "${f#*=}" "$CP_TEST_FILES/${f%%=*}" ;;

@@ -11,7 +11,7 @@ import (
 // the taints in taints (key:Effect entries) for any node.
 func labelsHost(t *testing.T, taints string) *scriptHost {
 	h := newScriptHost(t)
-	stub := "#!/bin/sh\n{ printf '%s' kubectl; for a in \"$@\"; do printf ' %s' \"$a\"; done; echo; } >>\"$CP_TEST_CALLS\"\n" +
+	stub := "#!/bin/sh\n__l=kubectl; for a in \"$@\"; do __l=\"$__l $a\"; done; printf '%s\\n' \"$__l\" >>\"$CP_TEST_CALLS\"\n" +
 		"case \"$*\" in *jsonpath=*) printf '%s' '" + taints + "' ;; esac\n"
 	if err := os.WriteFile(filepath.Join(h.bin, "kubectl"), []byte(stub), 0o755); err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 // wgStub stands for wg: genkey prints $CP_TEST_WG_GENKEY, pubkey prints
 // a key derived from its input (pub(k)), so keys travel as the real ones.
 const wgStub = `#!/bin/sh
-{ printf '%s' wg; for a in "$@"; do printf ' %s' "$a"; done; echo; } >>"$CP_TEST_CALLS"
+__l=wg; for a in "$@"; do __l="$__l $a"; done; printf '%s\n' "$__l" >>"$CP_TEST_CALLS"
 case $1 in
   genkey) printf '%s\n' "$CP_TEST_WG_GENKEY" ;;
   pubkey) read -r k; printf '%s' "$k" | sha256sum | cut -c1-42 | sed 's/$/A=/' ;;
@@ -35,7 +35,7 @@ const (
 func wgHost(t *testing.T) *scriptHost {
 	h := newScriptHost(t)
 	for name, body := range map[string]string{"wg": wgStub,
-		"chown": "#!/bin/sh\n{ printf '%s' chown; for a in \"$@\"; do printf ' %s' \"$a\"; done; echo; } >>\"$CP_TEST_CALLS\"\n"} {
+		"chown": "#!/bin/sh\n__l=chown; for a in \"$@\"; do __l=\"$__l $a\"; done; printf '%s\\n' \"$__l\" >>\"$CP_TEST_CALLS\"\n"} {
 		if err := os.WriteFile(filepath.Join(h.bin, name), []byte(body), 0o755); err != nil {
 			t.Fatal(err)
 		}
