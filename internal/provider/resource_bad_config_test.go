@@ -27,12 +27,13 @@ provider "cp" {
 `, key, kh)
 }
 
+// goodCluster has one master, so the cases that set parameters need no
+// control-plane endpoint (which several masters require).
 const goodCluster = `
 resource "cp_kubernetes_cluster" "c" {
   name    = "prod-k8s"
-  masters = [for i in range(1, 4) : { name = "master-${i}", address = "127.0.0.25${i}" }]
+  masters = [{ name = "master-1", address = "127.0.0.251" }]
   workers = [{ name = "worker-1", address = "127.0.0.254" }]
-  require_ha_control_plane = true
   %s
 }
 `
