@@ -12,6 +12,7 @@ import (
 // install-cni downloads when it checks their SHA-256 (there is no internet
 // to fetch them from).
 var cniManifestURL = regexp.MustCompile(`^https://(raw\.githubusercontent\.com/projectcalico/calico/v[0-9]+\.[0-9]+\.[0-9]+/manifests/calico\.yaml|` +
+	`raw\.githubusercontent\.com/flannel-io/flannel/v[0-9]+\.[0-9]+\.[0-9]+/Documentation/kube-flannel\.yml|` +
 	`github\.com/flannel-io/flannel/releases/download/v[0-9]+\.[0-9]+\.[0-9]+/kube-flannel\.yml)$`)
 
 // CNIManifest is the manifest the simulator's curl serves for a CNI
@@ -45,11 +46,24 @@ const PinnedCalicoURL = "https://raw.githubusercontent.com/projectcalico/calico/
 //go:embed manifests/calico-v3.31.7.yaml
 var pinnedCalico []byte
 
+// PinnedFlannelURL is the flannel release install-cni applies by default:
+// the release tag's Documentation/kube-flannel.yml, whose images are that
+// release's. The simulator serves its real bytes
+// (manifests/kube-flannel-v0.28.9.yml, read from the tag).
+const PinnedFlannelURL = "https://raw.githubusercontent.com/flannel-io/flannel/v0.28.9/Documentation/kube-flannel.yml"
+
+//go:embed manifests/kube-flannel-v0.28.9.yml
+var pinnedFlannel []byte
+
 // ManifestAt is what the simulator's curl writes for a CNI release URL:
-// the real bytes of PinnedCalicoURL, else CNIManifest of the URL's CNI.
+// the real bytes of PinnedCalicoURL and PinnedFlannelURL, else
+// CNIManifest of the URL's CNI.
 func ManifestAt(u string) []byte {
-	if u == PinnedCalicoURL {
+	switch u {
+	case PinnedCalicoURL:
 		return pinnedCalico
+	case PinnedFlannelURL:
+		return pinnedFlannel
 	}
 	return CNIManifest(cniOf(u))
 }

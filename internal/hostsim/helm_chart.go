@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -36,7 +37,7 @@ func (s *sim) helmPull(p flags) int {
 	if msg != "" {
 		return s.fail(1, "Error: %s", msg)
 	}
-	b, err := chartArchive(chart, version)
+	b, err := pulledChart(repo, chart, version)
 	if err != nil {
 		return s.fail(1, "cp-hostsim helm pull: %v", err)
 	}
@@ -44,6 +45,30 @@ func (s *sim) helmPull(p flags) int {
 		return s.fail(1, "Error: failed to untar: %v", err)
 	}
 	return 0
+}
+
+// PinnedCiliumRepo, PinnedCiliumVersion: the Cilium chart install-cni
+// installs, from Cilium's Helm repository (served from the cilium/charts
+// repository, whose index gives the archive's digest).
+const (
+	PinnedCiliumRepo    = "https://helm.cilium.io/"
+	PinnedCiliumVersion = "1.19.6"
+)
+
+//go:embed manifests/cilium-1.19.6.tgz
+var pinnedCilium []byte
+
+// PinnedCiliumChart is the real archive of the pinned Cilium chart, the
+// bytes helm pull writes for it.
+func PinnedCiliumChart() []byte { return pinnedCilium }
+
+// pulledChart is the archive helm pull writes: the real bytes of the
+// pinned Cilium chart from its repository, else chartArchive.
+func pulledChart(repo, chart, version string) ([]byte, error) {
+	if chart == "cilium" && version == PinnedCiliumVersion && strings.TrimSuffix(repo, "/")+"/" == PinnedCiliumRepo {
+		return pinnedCilium, nil
+	}
+	return chartArchive(chart, version)
 }
 
 // chartArchive is the gzipped tar of a chart holding NAME/Chart.yaml alone,
