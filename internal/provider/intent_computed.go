@@ -143,7 +143,9 @@ func mergeInPlace(prev, next []protocol.Artifact) []protocol.Artifact {
 }
 
 // plannedArtifacts is the artifacts attribute apply leaves when it merges
-// what ops produce over kept (mergeInPlace, as record does). An artifact
+// what ops produce over kept (mergeInPlace, as record does), without the
+// node-scoped ones of the hosts that leave (intent.DropLeftArtifacts, as
+// record drops them once ops complete). An artifact
 // a planned instance produces (engine storeArtifacts) is known in what its
 // declaration and the instance decide: id, host, producer, sensitivity, an
 // empty ref for a value and an empty value for a secret, and no expiry
@@ -162,13 +164,13 @@ func plannedArtifacts(kept []protocol.Artifact, ops []intentOp) types.List {
 			for _, a := range in.Job.Outputs.Artifacts {
 				k := [2]string{a.ID, host}
 				if _, ok := produced[k]; !ok {
-					placeholders = append(placeholders, protocol.Artifact{ID: a.ID, Host: host})
+					placeholders = append(placeholders, protocol.Artifact{ID: a.ID, Host: host, Producer: in.ID})
 				}
 				produced[k] = plannedArtifact(a, in.ID, host)
 			}
 		}
 	}
-	merged := mergeInPlace(kept, placeholders)
+	merged := intent.DropLeftArtifacts(mergeInPlace(kept, placeholders), ops, intent.LeftHosts(ops))
 	elems := make([]attr.Value, 0, len(merged))
 	for _, a := range merged {
 		if v, ok := produced[[2]string{a.ID, a.Host}]; ok {
@@ -250,18 +252,22 @@ func (c computed) keep(from computed) {
 func (c computed) forgetOperation() { *c.Operation = types.ObjectNull(operationType.AttrTypes) }
 
 // record stores the results of the operations that ran over the prior
-// artifacts, and returns the artifacts: the last operation, its evidence,
-// the capabilities caps returns for them, and the handle.
+// artifacts, and returns the artifacts: the last operation, the evidence
+// of every run (the skeleton keeps the prior state's under it:
+// keepPriorEvidence), the capabilities caps returns for them, and the
+// handle. The evidence and node-scoped artifacts of the hosts that left
+// in a completed operation are dropped (kept_evidence.go).
 func (c computed) record(results []opResult, prior []protocol.Artifact, caps func(last opResult, arts []protocol.Artifact) []protocol.Capability,
 	handle func(arts []protocol.Artifact, caps []protocol.Capability) intent.Handle) []protocol.Artifact {
 	arts := prior
 	for _, r := range results {
 		arts = mergeInPlace(arts, r.Result.Artifacts)
 	}
+	arts = intent.DropLeftArtifacts(arts, opsOf(results), leftIn(results))
 	last := results[len(results)-1]
 	*c.Operation = operationObject(last.Op.Action, &last.Result.Operation, last.Op.Composed.Plan, last.Result)
 	*c.Artifacts = artifactsList(arts)
-	*c.Evidence = evidenceList(last.Result)
+	keepRunEvidence(c, results)
 	provided := caps(last, arts)
 	*c.Caps = capabilitiesList(provided)
 	*c.Handle = types.StringValue(handle(arts, provided).Encode())

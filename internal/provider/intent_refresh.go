@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -23,7 +24,10 @@ import (
 //
 // On Read, every intent resource whose last operation completed checks
 // the recorded evidence of its jobs again on their hosts (engine.Recheck:
-// one command per host) and records what it observed. The next plan of a
+// one command per host) and records what it observed: the evidence of
+// every job instance its operations ran that its own plan holds, so a
+// create's checks on the nodes a later add_node did not touch are checked
+// too. The next plan of a
 // resource whose evidence no longer holds, and whose configuration asks
 // for nothing else, is a repair: the resource's own plan again, in which
 // the drifted instances and the instances that follow them (their
@@ -36,8 +40,10 @@ import (
 const refreshCheckTimeout = 30 * time.Second
 
 // recordedEvidence is the evidence the state keeps for c: the results
-// of the checks of its last operation's instances, as last observed (by
-// that operation or by a refresh). It is the one place that reads them.
+// of the checks of the instances its operations ran, the newest
+// operation's for an instance several ran (keepPriorEvidence), as last
+// observed (by that operation or by a refresh). It is the one place that
+// reads them.
 func recordedEvidence(c computed) []engine.InstanceEvidence { return evidenceRecords(*c.Evidence) }
 
 // setRecordedEvidence stores evs as c's recorded evidence.
@@ -160,6 +166,9 @@ func refreshOps[M any](ctx context.Context, b *intentBase, h intentHooks[M], m *
 }
 
 func composeOwn[M any](ctx context.Context, b *intentBase, h intentHooks[M], m *M, resolve bool) ([]intentOp, []protocol.Artifact, error) {
+	if b.data == nil || b.data.Catalog == nil {
+		return nil, nil, fmt.Errorf("the provider has no pack catalog")
+	}
 	var local diag.Diagnostics
 	ip := h.spec(m, m, b.data, &local)
 	if resolve && !local.HasError() {
@@ -414,12 +423,23 @@ func withRepair[M any](b *intentBase, h intentHooks[M], plan, prior *M, changes 
 	if !operationCompleted(*c.Operation) {
 		return changes
 	}
+	var failed []string
 	for _, e := range recordedEvidence(c) {
 		if !e.Passed {
-			return h.changes(plan, nil, false)
+			failed = append(failed, e.Instance)
 		}
 	}
-	return changes
+	if len(failed) == 0 {
+		return changes
+	}
+	// Only a failing check the repair can run again makes one: the state
+	// keeps the evidence of earlier operations' instances too, and one
+	// that the own plan does not hold (a day-2 job's) is never checked
+	// again, so it would plan the same repair forever.
+	if keys := ownKeys(b, h, prior); keys != nil && !slices.ContainsFunc(failed, func(id string) bool { _, ok := keys[id]; return ok }) {
+		return changes
+	}
+	return h.changes(plan, nil, false)
 }
 
 // repairSet is the instances apply runs again although their markers

@@ -279,7 +279,8 @@ func createIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], r
 // updateIntent is Update: runs what the change needs, the same decision
 // ModifyPlan made. When an operation does not complete, the prior state
 // is kept with what ran recorded, so the next plan shows the change again
-// and apply resumes it.
+// and apply resumes it. Either way the evidence the prior state kept
+// stays under what the runs recorded (keepPriorEvidence).
 func updateIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	plan := getModel[M](ctx, req.Plan.Get, &resp.Diagnostics)
 	prior := getModel[M](ctx, req.State.Get, &resp.Diagnostics)
@@ -312,13 +313,16 @@ func updateIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], r
 	results := runOps(ctx, b.data, ops, ip.inputs, &runDiags)
 	resp.Diagnostics.Append(runDiags...)
 	keepPrivate(ctx, resp.Private, kept, ip, results, b.now(), &resp.Diagnostics)
+	before := priorEvidence(h, prior)
 	if runDiags.HasError() {
 		h.failed(ctx, prior, results, &resp.Diagnostics)
+		keepPriorEvidence(h.computed(prior), before, results)
 		resp.Diagnostics.Append(resp.State.Set(ctx, prior)...)
 		setIdentity(ctx, h, prior, resp.Identity, &resp.Diagnostics)
 		return
 	}
 	h.recorded(ctx, plan, prior, results, &resp.Diagnostics)
+	keepPriorEvidence(h.computed(plan), before, results)
 	clearHookWriteOnly(h, plan)
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 	afterApply(ctx, h, plan, ip, resp.State, resp.Identity, &resp.Diagnostics)

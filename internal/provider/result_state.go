@@ -162,8 +162,6 @@ func artifactsFromList(l types.List) []protocol.Artifact {
 	return out
 }
 
-func evidenceList(res *engine.Result) types.List { return evidenceValue(res.Evidence) }
-
 // evidenceValue is the evidence attribute holding evs, folded by job
 // group: the checks of one id on a job's instances that agree (passed
 // and observed the same) are one entry whose instance is "JOB[*]" and

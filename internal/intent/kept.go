@@ -1,0 +1,163 @@
+package intent
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/intentops/terraform-provider-cp/internal/engine"
+	"github.com/intentops/terraform-provider-cp/internal/protocol"
+)
+
+// What the state of a resource keeps of the job instances its completed
+// operations ran, so that a refresh checks all of it again, not only the
+// last operation's:
+//
+//   - KeepEvidence: the evidence of every job instance (job id and host,
+//     its instance id) an operation ran, the newest operation's for an
+//     instance that several ran;
+//   - LeftHosts, DropLeft, DropLeftArtifacts: what belonged to a host that
+//     left (a cluster's remove_node, a scenario's uninstall_node) leaves
+//     with it: its evidence and its node-scoped artifacts; cluster-scoped
+//     artifacts stay, whichever host produced them.
+
+// RemoveNodeAction is the kubernetes pack's action that takes nodes out
+// of a cluster (intent.ClusterChanges names its targets).
+const RemoveNodeAction = "remove_node"
+
+// leaveActions are the actions whose targets leave the resource once the
+// action completed.
+var leaveActions = []string{RemoveNodeAction, LeaveAction}
+
+// KeepEvidence is prior with the evidence of each run after it, in
+// order: the checks of an instance a run recorded replace every check
+// prior held for that instance (newest wins, even when the job's checks
+// changed), where the first of them was; an instance no earlier run
+// recorded comes after. The checks of instances a run did not record are
+// kept as they were.
+func KeepEvidence(prior []engine.InstanceEvidence, runs ...[]engine.InstanceEvidence) []engine.InstanceEvidence {
+	out := slices.Clone(prior)
+	for _, run := range runs {
+		if len(run) == 0 {
+			continue
+		}
+		byInstance := map[string][]engine.InstanceEvidence{}
+		var order []string
+		for _, e := range run {
+			if _, seen := byInstance[e.Instance]; !seen {
+				order = append(order, e.Instance)
+			}
+			byInstance[e.Instance] = append(byInstance[e.Instance], e)
+		}
+		next := make([]engine.InstanceEvidence, 0, len(out)+len(run))
+		placed := map[string]bool{}
+		for _, e := range out {
+			newer, replaced := byInstance[e.Instance]
+			if !replaced {
+				next = append(next, e)
+				continue
+			}
+			if !placed[e.Instance] {
+				next = append(next, newer...)
+				placed[e.Instance] = true
+			}
+		}
+		for _, id := range order {
+			if !placed[id] {
+				next = append(next, byInstance[id]...)
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+// LeftHosts are the hosts that leave the resource when ops complete: the
+// targets of its remove_node and uninstall_node operations, sorted.
+func LeftHosts(ops []Op) []string {
+	var out []string
+	for _, op := range ops {
+		if slices.Contains(leaveActions, op.Action) {
+			out = append(out, op.Targets...)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// DropLeft is evs without the checks of the hosts that left: those run
+// on one of them, and those of an instance for one of them (job[host])
+// wherever it ran (a job another host runs for it, such as delete-node).
+func DropLeft(evs []engine.InstanceEvidence, left []string) []engine.InstanceEvidence {
+	if len(left) == 0 {
+		return evs
+	}
+	return slices.DeleteFunc(slices.Clone(evs), func(e engine.InstanceEvidence) bool {
+		return slices.Contains(left, e.Host) || slices.ContainsFunc(left, func(h string) bool { return strings.HasSuffix(e.Instance, "["+h+"]") })
+	})
+}
+
+// DropLeftArtifacts is arts without the node-scoped artifacts of the
+// hosts that left; cluster-scoped ones stay. An artifact is node-scoped
+// when the job that produced it (its producer's job, from the packs of
+// ops, or the job of a planned instance of ops) declares it with scope
+// node; an artifact whose declaration is not found stays.
+func DropLeftArtifacts(arts []protocol.Artifact, ops []Op, left []string) []protocol.Artifact {
+	if len(left) == 0 {
+		return arts
+	}
+	scoped := nodeScoped(ops)
+	return slices.DeleteFunc(slices.Clone(arts), func(a protocol.Artifact) bool {
+		return slices.Contains(left, a.Host) && scoped(a)
+	})
+}
+
+// nodeScoped says whether an artifact is declared with scope node by the
+// job that produced it.
+func nodeScoped(ops []Op) func(protocol.Artifact) bool {
+	type decl struct{ job, artifact string }
+	scope := map[decl]protocol.Scope{}
+	byInstance := map[string]string{} // planned instance id -> its job id
+	add := func(j *protocol.Job) {
+		if j == nil {
+			return
+		}
+		for _, a := range j.Outputs.Artifacts {
+			scope[decl{j.ID, a.ID}] = a.Scope.Normal()
+		}
+	}
+	for _, op := range ops {
+		if op.Composed == nil {
+			continue
+		}
+		if p := op.Composed.Pack; p != nil {
+			for _, id := range protocol.SortedKeys(p.Jobs) {
+				add(p.Jobs[id])
+			}
+		}
+		if op.Composed.Plan == nil {
+			continue
+		}
+		for _, in := range op.Composed.Plan.Instances {
+			if in.Job != nil {
+				add(in.Job)
+				byInstance[in.ID] = in.Job.ID
+			}
+		}
+	}
+	return func(a protocol.Artifact) bool {
+		job, ok := byInstance[a.Producer]
+		if !ok {
+			job = producerJob(a)
+		}
+		return scope[decl{job, a.ID}] == protocol.ScopeNode
+	}
+}
+
+// producerJob is the job id of an artifact's producer: its instance id
+// without the "[host]" of a per-host instance.
+func producerJob(a protocol.Artifact) string {
+	if i := strings.LastIndexByte(a.Producer, '['); i > 0 && strings.HasSuffix(a.Producer, "]") {
+		return a.Producer[:i]
+	}
+	return a.Producer
+}
