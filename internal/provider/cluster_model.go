@@ -11,6 +11,7 @@ type clusterModel struct {
 	Name                  types.String      `tfsdk:"name"`
 	Environment           types.String      `tfsdk:"environment"`
 	Region                types.String      `tfsdk:"region"`
+	InventoryFile         types.String      `tfsdk:"inventory_file"`
 	Masters               []nodeModel       `tfsdk:"masters"`
 	Workers               []nodeModel       `tfsdk:"workers"`
 	CNI                   types.String      `tfsdk:"cni"`
@@ -37,10 +38,11 @@ type clusterModel struct {
 
 	// Computed.
 	IntentComputed
-	Nodes       types.List   `tfsdk:"nodes"`
-	Health      types.String `tfsdk:"health"`
-	APIEndpoint types.String `tfsdk:"api_endpoint"`
-	Kubeconfig  types.String `tfsdk:"kubeconfig"`
+	InventorySHA256 types.String `tfsdk:"inventory_sha256"`
+	Nodes           types.List   `tfsdk:"nodes"`
+	Health          types.String `tfsdk:"health"`
+	APIEndpoint     types.String `tfsdk:"api_endpoint"`
+	Kubeconfig      types.String `tfsdk:"kubeconfig"`
 }
 
 // nodeModel is one master or worker.

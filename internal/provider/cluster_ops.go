@@ -22,7 +22,14 @@ import (
 // first master, of a staying master, of their order or of the endpoint
 // replaces the cluster, with a warning saying why; masters added while
 // the endpoint changes are refused.
+//
+// A null list on either side is a cluster whose hosts come from
+// inventory_file: its ModifyPlan applies the same rule
+// (inventoryReplacement).
 func mastersReplaced(ctx context.Context, req planmodifier.ListRequest, resp *listplanmodifier.RequiresReplaceIfFuncResponse) {
+	if req.PlanValue.IsNull() || req.StateValue.IsNull() {
+		return
+	}
 	if req.PlanValue.IsUnknown() || req.StateValue.IsUnknown() {
 		resp.RequiresReplace = true
 		return
@@ -62,6 +69,9 @@ func parametersReplaced(ctx context.Context, req planmodifier.MapRequest, resp *
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("masters"), &newL)...)
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	if oldL.IsNull() || newL.IsNull() {
+		return // hosts from inventory_file: inventoryReplacement
 	}
 	if !okOld || !okNew || oldL.IsUnknown() || newL.IsUnknown() {
 		resp.RequiresReplace = true

@@ -40,6 +40,7 @@ func (r *KubernetesClusterResource) Metadata(_ context.Context, req resource.Met
 // shows it as drift and plans add_node for it again.
 func (r *KubernetesClusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state clusterModel
+	stateWithInventory(ctx, &req.State, req.Private, &resp.Diagnostics)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() || r.data == nil {
 		return
@@ -48,6 +49,11 @@ func (r *KubernetesClusterResource) Read(ctx context.Context, req resource.ReadR
 		r.refreshHealth(ctx, &state, &resp.Diagnostics)
 	}
 	r.refreshEvidence(ctx, &state, &resp.Diagnostics)
+	if usesInventory(&state) {
+		// A worker no longer registered leaves the kept hosts too.
+		keepInventory(ctx, resp.Private, &state, &resp.Diagnostics)
+	}
+	clusterHooks{r: r}.clearWriteOnly(&state)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	setIdentity(ctx, clusterHooks{r: r}, &state, resp.Identity, &resp.Diagnostics)
 }

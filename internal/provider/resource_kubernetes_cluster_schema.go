@@ -180,12 +180,21 @@ func (r *KubernetesClusterResource) Schema(ctx context.Context, _ resource.Schem
 			"environment": schema.StringAttribute{MarkdownDescription: "Environment; defaults to the provider's.", Optional: true, Computed: true,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace(), stringplanmodifier.UseStateForUnknown()}},
 			"region": rOptStr("Region, matched by `same-as-workload` constraints of workloads on the cluster."),
-			"masters": schema.ListNestedAttribute{MarkdownDescription: "Control-plane hosts; the first one initializes the cluster. With more than one master, `parameters[\"control_plane_endpoint\"]` is required. " +
+			"inventory_file": schema.StringAttribute{MarkdownDescription: "Path of a YAML (or JSON) file listing the hosts instead of `masters` and `workers`, " +
+				"for large clusters: `masters:` and `workers:` lists whose entries have exactly the keys of those blocks (`name`, `address`, `port`, `node_address`, " +
+				"`wireguard_endpoint`, `labels`, `taints`, `ssh` with `user` and `private_key_file`); an unknown key is refused. Give either this or `masters`/`workers`, not both. " +
+				"A relative path is read from OpenTofu's working directory: write `\"${path.module}/hosts.yaml\"`. The hosts are checked at plan as the blocks' are " +
+				"(errors name the file, the host's position and the key, e.g. `hosts.yaml: workers[3].address`) and changes plan the same operations " +
+				"(a worker left out plans `remove_node`, one added `add_node`). The plan does not list the hosts: it shows `inventory_sha256`, and the `plan` attribute " +
+				"the jobs with their hosts as ranges. State keeps the resolved hosts in private state, so refresh and destroy work after the file is changed or deleted.",
+				Optional: true},
+			"inventory_sha256": rStr("SHA-256 of `inventory_file`'s bytes, known at plan: an edit of the file shows as a change of this attribute, with the operations it causes. Null without `inventory_file`."),
+			"masters": schema.ListNestedAttribute{MarkdownDescription: "Control-plane hosts (or `inventory_file`); the first one initializes the cluster. With more than one master, `parameters[\"control_plane_endpoint\"]` is required. " +
 				"Changes in place: a master's labels and taints (`relabel`); masters added (`add_master`: a kubeadm control-plane join through the endpoint, " +
 				"with the certificates uploaded by `kubeadm init phase upload-certs`); masters other than the first left out (`remove_node`: drain, an etcd snapshot, " +
 				"their etcd members removed, reset, behind the `confirm-node-removal` gate). Any other change (the first master, a staying master's address or " +
 				"settings, their order) replaces the cluster, with a plan warning saying why; adding masters while the endpoint changes is refused.",
-				Required: true, NestedObject: schema.NestedAttributeObject{Attributes: nodeAttrs("master")},
+				Optional: true, NestedObject: schema.NestedAttributeObject{Attributes: nodeAttrs("master")},
 				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplaceIf(mastersReplaced,
 					"Changing the first master, a staying master or the masters' order replaces the cluster; labels and taints, masters added and masters other than the first left out are changed in place.",
 					"Changing the first master, a staying master or the masters' order replaces the cluster; labels and taints, masters added and masters other than the first left out are changed in place.")}},

@@ -15,6 +15,11 @@
 # host).
 # No host is contacted: plan makes no SSH connection.
 #
+# With INVENTORY=1 each count is planned twice in the same run: with the
+# hosts inline (mode=inline, the anchor) and with the same hosts in a
+# YAML inventory file (mode=inventory: inventory_file, whose hosts the
+# plan does not list).
+#
 # TOFU names the OpenTofu binary (default: bin/tofu of the tree); with
 # KEEP set, the scratch directory (configurations, plans, GNU time's
 # reports) is kept and named on stderr. With PPROF=ADDR (e.g.
@@ -91,6 +96,22 @@ hosts() {
 	}'
 }
 
+# inventory COUNT: a YAML inventory of 3 masters and COUNT-3 workers, the
+# same hosts as the inline lists.
+inventory() {
+	awk -v n="$1" 'BEGIN {
+		print "masters:"
+		for (i = 0; i < 3; i++) printf "  - { name: master-%d, address: 10.0.%d.%d }\n", i + 1, int(i / 250) % 250, i % 250 + 1
+		print "workers:"
+		for (i = 0; i < n - 3; i++) printf "  - { name: worker-%d, address: 10.1.%d.%d }\n", i + 1, int(i / 250) % 250, i % 250 + 1
+	}'
+}
+
+modes=(inline)
+if [ -n "${INVENTORY:-}" ]; then
+	modes=(inline inventory)
+fi
+
 kb() { sed -n 's/^[[:space:]]*Maximum resident set size (kbytes): //p' "$1"; }
 # cpu_s FILE: user plus system seconds of a GNU time report.
 cpu_s() {
@@ -98,9 +119,17 @@ cpu_s() {
 }
 
 for n in "${counts[@]}"; do
-	dir="$work/n$n"
+for mode in "${modes[@]}"; do
+	dir="$work/n$n-$mode"
 	mkdir -p "$dir"
 	rm -f "$work"/rss/provider.*
+	if [ "$mode" = inventory ]; then
+		inventory "$n" >"$dir/hosts.yaml"
+		host_hcl='inventory_file           = "${path.module}/hosts.yaml"'
+	else
+		host_hcl="masters                  = $(hosts master 3 0)
+  workers                  = $(hosts worker $((n - 3)) 1)"
+	fi
 	cat >"$dir/main.tf" <<HCL
 terraform {
   required_providers {
@@ -127,8 +156,7 @@ resource "cp_kubernetes_cluster" "bench" {
   container_runtime        = "containerd"
   storage                  = "longhorn"
   pod_cidr                 = "100.64.0.0/10"
-  masters                  = $(hosts master 3 0)
-  workers                  = $(hosts worker $((n - 3)) 1)
+  $host_hcl
   parameters               = { control_plane_endpoint = "api.bench.internal:6443" }
 }
 HCL
@@ -169,5 +197,6 @@ HCL
 	lines=$(wc -l <"$dir/plan.out")
 	# OpenTofu echoes each host as 4 lines: "{", address, name, "},".
 	host_lines=$(grep -cE '^ *\+ (address|name) += "(10\.|master-|worker-)' "$dir/plan.out" || true)
-	echo "nodes=$n tofu_plan_wall=$wall cpu_s=$cpu provider_cpu_s=$prov_cpu tofu_max_rss_mb=$((tofu_kb / 1024)) provider_max_rss_mb=$((prov_kb / 1024)) sum_max_rss_mb=$(((tofu_kb + prov_kb) / 1024)) plan_lines=$lines plan_lines_without_hosts=$((lines - host_lines * 2))"
+	echo "mode=$mode nodes=$n tofu_plan_wall=$wall cpu_s=$cpu provider_cpu_s=$prov_cpu tofu_max_rss_mb=$((tofu_kb / 1024)) provider_max_rss_mb=$((prov_kb / 1024)) sum_max_rss_mb=$(((tofu_kb + prov_kb) / 1024)) plan_lines=$lines plan_lines_without_hosts=$((lines - host_lines * 2))"
+done
 done

@@ -1,0 +1,158 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/intentops/terraform-provider-cp/internal/intent"
+)
+
+// The cluster's resource methods around the intent skeleton's, for
+// inventory_file (cluster_inventory.go): the plan's hosts are read from
+// the file and the state's from private state before the skeleton runs,
+// and taken out of what is returned.
+
+// ValidateConfig refuses hosts given twice; with an inventory file the
+// rest is checked at plan, once the file is read (a destroy, whose file
+// may be gone, does not read it).
+func (r *KubernetesClusterResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var inv types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("inventory_file"), &inv)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !inv.IsNull() {
+		var masters, workers types.List
+		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("masters"), &masters)...)
+		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("workers"), &workers)...)
+		if !masters.IsNull() || !workers.IsNull() {
+			refuseTwoSources(&clusterModel{InventoryFile: inv, Masters: []nodeModel{}}, &resp.Diagnostics)
+		}
+		return
+	}
+	r.intentResource.ValidateConfig(ctx, req, resp)
+}
+
+// ModifyPlan plans with the inventory's hosts (intent skeleton), shows
+// the file's SHA-256, and applies the masters' replacement rule the
+// masters attribute applies to inline hosts.
+func (r *KubernetesClusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	prior := stateWithInventory(ctx, &req.State, req.Private, &resp.Diagnostics)
+	if prior == nil && !req.State.Raw.IsNull() {
+		prior = getModel[clusterModel](ctx, req.State.Get, &resp.Diagnostics)
+	}
+	var plan *clusterModel
+	if !req.Plan.Raw.IsNull() && req.Config.Raw.IsFullyKnown() {
+		plan = planWithInventory(ctx, &req.Plan, false, &resp.Diagnostics)
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	before := len(resp.Diagnostics)
+	r.intentResource.ModifyPlan(ctx, req, resp)
+	own := resp.Diagnostics[before:]
+	if plan != nil {
+		own = inventoryDiags(plan, own)
+	} else if prior != nil && usesInventory(prior) && req.Plan.Raw.IsNull() {
+		own = inventoryDiags(prior, own)
+	}
+	resp.Diagnostics = append(resp.Diagnostics[:before:before], own...)
+	if plan == nil || resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("inventory_sha256"), plan.InventorySHA256)...)
+	if prior != nil {
+		inventoryReplacement(prior, plan, resp)
+	}
+}
+
+// inventoryReplacement is mastersReplaced and parametersReplaced for a
+// change whose hosts come from an inventory file, before or after: a
+// change of the masters the cluster cannot make in place replaces it
+// (with the warning saying why) or is refused, on inventory_file.
+func inventoryReplacement(prior, plan *clusterModel, resp *resource.ModifyPlanResponse) {
+	c, known := controlPlaneChange(prior.Masters, plan.Masters, prior.Parameters, plan.Parameters)
+	if !known {
+		return
+	}
+	switch {
+	case c.Refused != nil:
+		resp.Diagnostics.Append(inventoryDiags(plan, problemDiags(intent.Problems{*c.Refused}))...)
+	case c.Replace:
+		at := path.Root("inventory_sha256")
+		if len(c.ReasonPath) > 0 && c.ReasonPath[0].Name == "parameters" {
+			at = path.Root("parameters")
+		}
+		resp.RequiresReplace = append(resp.RequiresReplace, at)
+		var w diag.Diagnostics
+		warnReplaced(&w, c)
+		resp.Diagnostics.Append(inventoryDiags(plan, w)...)
+	}
+}
+
+func problemDiags(ps intent.Problems) diag.Diagnostics {
+	var d diag.Diagnostics
+	addProblems(&d, ps)
+	return d
+}
+
+// Create applies with the inventory's hosts and keeps them in private
+// state.
+func (r *KubernetesClusterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	plan := planWithInventory(ctx, &req.Plan, req.Plan.Raw.IsNull(), &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.intentResource.Create(ctx, req, resp)
+	if resp.State.Raw.IsNull() {
+		return
+	}
+	keepInventory(ctx, resp.Private, plan, &resp.Diagnostics)
+}
+
+// Update applies with the hosts of the file (plan) and of private state
+// (state). A failed update keeps the prior state and its hosts.
+func (r *KubernetesClusterResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	stateWithInventory(ctx, &req.State, req.Private, &resp.Diagnostics)
+	plan := planWithInventory(ctx, &req.Plan, req.Plan.Raw.IsNull(), &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.intentResource.Update(ctx, req, resp)
+	if resp.Diagnostics.HasError() {
+		var d diag.Diagnostics
+		withoutInventoryHosts(ctx, &resp.State, &d)
+		resp.Diagnostics.Append(d...)
+		return
+	}
+	keepInventory(ctx, resp.Private, plan, &resp.Diagnostics)
+}
+
+// Delete destroys with the hosts kept in private state: the file may be
+// gone.
+func (r *KubernetesClusterResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	stateWithInventory(ctx, &req.State, req.Private, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.intentResource.Delete(ctx, req, resp)
+}
+
+// readConfig: the cluster has no write-only argument; its inventory's
+// hosts are already in the plan (planWithInventory).
+func (clusterHooks) readConfig(context.Context, *clusterModel, tfsdk.Config, *diag.Diagnostics) {}
+
+// clearWriteOnly takes an inventory's hosts out of a plan or state
+// before it is returned, so neither lists them.
+func (clusterHooks) clearWriteOnly(m *clusterModel) {
+	if usesInventory(m) {
+		m.Masters, m.Workers = nil, nil
+	}
+}
+
+func (clusterHooks) checkPlanned(*clusterModel, []intentOp, *diag.Diagnostics) {}
