@@ -18,7 +18,7 @@ func containerdStub(t *testing.T, h *scriptHost, defaultFile string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := "#!/bin/sh\ncase \"$1 $2\" in\n\"config default\") cat '" + abs + "' ;;\n\"config dump\") cat \"$HOME/etc/containerd/config.toml\" ;;\n*) exit 2 ;;\nesac\n"
+	body := "#!/bin/sh\ncase \"$1 $2\" in\n\"--version \") " + containerdReleaseSh + "; echo \"containerd github.com/containerd/containerd/v2 v$r\" ;;\n\"config default\") cat '" + abs + "' ;;\n\"config dump\") cat \"$HOME/etc/containerd/config.toml\" ;;\n*) exit 2 ;;\nesac\n"
 	if err := os.WriteFile(filepath.Join(h.bin, "containerd"), []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestInstallContainerRuntimeConfig(t *testing.T) {
 				t.Fatalf("containerd_cni_bin_dir on the shipped file = %q, want /usr/lib/cni", got)
 			}
 
-			succeeded(t, h.run("kubernetes/scripts/install-container-runtime.sh", packEnv(t, "kubernetes", nil), "/etc/containerd", "/etc/crictl.yaml"))
+			succeeded(t, h.run("kubernetes/scripts/install-container-runtime.sh", packEnv(t, "kubernetes", nil), "/etc/containerd", "/etc/crictl.yaml", "/etc/apt"))
 			conf := h.read("/etc/containerd/config.toml")
 			for table, kv := range map[string][2]string{
 				c.runc:     {"SystemdCgroup", "true"},
@@ -116,7 +116,7 @@ func TestInstallContainerRuntimeConfig(t *testing.T) {
 			}
 			// A second run changes nothing and restarts nothing.
 			calls := h.log(h.calls)
-			succeeded(t, h.run("kubernetes/scripts/install-container-runtime.sh", packEnv(t, "kubernetes", nil), "/etc/containerd", "/etc/crictl.yaml"))
+			succeeded(t, h.run("kubernetes/scripts/install-container-runtime.sh", packEnv(t, "kubernetes", nil), "/etc/containerd", "/etc/crictl.yaml", "/etc/apt"))
 			if again := h.read("/etc/containerd/config.toml"); again != conf {
 				t.Errorf("a second run changed the config")
 			}

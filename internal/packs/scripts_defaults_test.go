@@ -73,7 +73,7 @@ func TestScriptsAcceptPackDefaults(t *testing.T) {
 					t.Errorf("fstab = %q, want %q", got, want)
 				}
 			}},
-		{script: "kubernetes/scripts/install-container-runtime.sh", pack: "kubernetes", rewrite: []string{"/etc/containerd", "/etc/crictl.yaml"}},
+		{script: "kubernetes/scripts/install-container-runtime.sh", pack: "kubernetes", rewrite: []string{"/etc/containerd", "/etc/crictl.yaml", "/etc/apt"}},
 		{script: "kubernetes/scripts/prepare-kubernetes-prerequisites.sh", pack: "kubernetes", params: map[string]string{"storage": "none"},
 			files:   map[string]string{"/etc/fstab": fstab, "/etc/apt/sources.list.d/.keep": ""},
 			rewrite: []string{"/etc/modules-load.d", "/etc/sysctl.d", "/etc/fstab", "/etc/containerd", "/etc/crictl.yaml", "/etc/apt"}},
