@@ -365,6 +365,7 @@ func TestVerifyIngestionJob(t *testing.T) {
 		"object_storage.s3.credentials": "AWS_ACCESS_KEY_ID=tempo-key\nAWS_SECRET_ACCESS_KEY=tempo-secret-key\n"}
 	h := newScriptHost(t)
 	h.stub("aws", tempoAWS("None", "single-tenant/7f3d9a10-0000-4000-8000-000000000002/meta.json", `{"tenantID":"single-tenant"}`, false))
+	h.stub("kubectl", tempoQuerier(true, 0, false, ""))
 	succeeded(t, h.run(script, h.artifactEnv(packEnv(t, "tempo", nil), arts)))
 	var job map[string]any
 	for _, d := range yamlDocs(t, h.log(h.stdin)) {

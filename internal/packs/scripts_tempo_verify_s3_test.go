@@ -32,14 +32,13 @@ func TestVerifyTempoBlocksRealS3(t *testing.T) {
 	h := b.host()
 	meta := `{"format":"vParquet4","blockID":"` + block + `","tenantID":"single-tenant","totalObjects":1}`
 	h.write("/.tempo/meta.json", meta)
-	h.stub("kubectl", `case " $* " in
-  *" -f - "*) cat >>"$CP_TEST_STDIN"
+	h.stub("sleep", ``)
+	h.stub("kubectl", tempoQuerier(true, 0, false, `  *" -f - "*) cat >>"$CP_TEST_STDIN"
     if grep -q 'kind: Job' "$CP_TEST_STDIN"; then
       AWS_ACCESS_KEY_ID='`+s.AccessKey+`' AWS_SECRET_ACCESS_KEY='`+s.SecretKey+`' AWS_DEFAULT_REGION=us-east-1 \
         /usr/bin/aws --endpoint-url '`+s.Endpoint+`' s3api put-object --bucket real-traces \
         --key single-tenant/`+block+`/meta.json --body "`+h.path("/.tempo/meta.json")+`" >/dev/null
-    fi ;;
-esac`)
+    fi ;;`))
 	env := b.env(h, s.Endpoint, s.AccessKey, s.SecretKey, map[string]string{"bucket": "real-traces"})
 	if ok, got := h.evidence(file, "blocks_in_object_storage", env); ok {
 		t.Fatalf("blocks_in_object_storage holds (%q) before Tempo wrote a block", got)

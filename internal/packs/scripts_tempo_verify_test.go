@@ -51,6 +51,7 @@ func TestVerifyTempoBlocksInObjectStorage(t *testing.T) {
 			h := newScriptHost(t)
 			h.stub("sleep", ``)
 			h.stub("aws", c.aws)
+			h.stub("kubectl", tempoQuerier(true, 0, false, ""))
 			env := h.artifactEnv(packEnv(t, "tempo", nil), bound)
 			res := h.run(script, env)
 			if c.scriptOK {
@@ -79,6 +80,7 @@ func TestVerifyTempoBlocksInObjectStorage(t *testing.T) {
 	h := newScriptHost(t)
 	h.stub("sleep", ``)
 	h.stub("aws", tempoAWS("None", fresh, meta, false))
+	h.stub("kubectl", tempoQuerier(true, 0, false, ""))
 	env := h.artifactEnv(packEnv(t, "tempo", nil), bound)
 	succeeded(t, h.run(script, env))
 	job := tempoVerifyJob(t, h)
@@ -113,6 +115,7 @@ func TestVerifyTempoBlocksInMinio(t *testing.T) {
 		"object_storage.s3.credentials": "S3_ADMIN_API=minio\nS3_ADMIN_NAMESPACE=minio\nS3_ADMIN_SECRET=minio-root\n"}
 	h := newScriptHost(t)
 	h.stub("aws", `exit 99`)
+	h.stub("kubectl", tempoQuerier(true, 0, false, ""))
 	env := h.artifactEnv(packEnv(t, "tempo", nil), arts)
 	succeeded(t, h.run(script, env))
 	if calls := h.log(h.calls); strings.Contains(calls, "aws ") {

@@ -6,7 +6,12 @@ set -euo pipefail
 # block of the tenant single-tenant that was not in the bucket before the
 # span was sent appears under single-tenant/, and its meta.json, read
 # back, names the tenant. The query alone proves nothing about storage:
-# the ingester answers it from memory before anything reaches S3.
+# the ingester answers it from memory before anything reaches S3. Last,
+# the trace itself is read back from the backend: Tempo's querier, asked
+# through the API server's service proxy at
+# /querier/api/traces/<trace>?mode=blocks, searches the blocks in object
+# storage only (never the ingesters) and answers 404 until a block holding
+# the trace is in its blocklist; the answer must carry the span sent.
 #
 # Where the bucket is read from depends on the storage:
 #   - a bound S3 provider (no S3_ADMIN_API in the credentials artifact):
@@ -73,12 +78,19 @@ bucket=$CP_PARAM_BUCKET
 svc="$CP_PARAM_RELEASE_NAME.$ns.svc"
 # Tempo without multitenancy keeps every block under this tenant.
 tenant=single-tenant
-trace=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
-span=$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')
-[[ "$trace" =~ ^[0-9a-f]{32}$ && "$span" =~ ^[0-9a-f]{16}$ ]] || fail "cannot draw a trace and span id from /dev/urandom"
-
+# The service.name of the test span, looked for in the querier's answer.
+service=cp-verify
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# The ids are drawn as bytes: OTLP/HTTP JSON carries them in hex, Tempo's
+# JSON answers in base64 (protobuf bytes fields).
+head -c 16 /dev/urandom >"$work/trace"
+head -c 8 /dev/urandom >"$work/span"
+trace=$(od -An -tx1 <"$work/trace" | tr -d ' \n')
+span=$(od -An -tx1 <"$work/span" | tr -d ' \n')
+span_b64=$(base64 -w0 <"$work/span")
+[[ "$trace" =~ ^[0-9a-f]{32}$ && "$span" =~ ^[0-9a-f]{16}$ && "$span_b64" =~ ^[A-Za-z0-9+/]{11}=$ ]] ||
+  fail "cannot draw a trace and span id from /dev/urandom"
 
 # The region requests are signed for: an AWS endpoint's own
 # (https://s3.REGION.amazonaws.com), else us-east-1, which S3-compatible
@@ -110,8 +122,8 @@ fi
 cat >"$work/verify.sh" <<'SH'
 set -eu
 now="$(date +%s)000000000"
-body='{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"cp-verify"}}]},"scopeSpans":[{"spans":[{"traceId":"TRACE","spanId":"SPAN","name":"cp-verify","kind":1,"startTimeUnixNano":"NOW","endTimeUnixNano":"NOW"}]}]}]}'
-body=$(echo "$body" | sed -e "s/TRACE/$TRACE/" -e "s/SPAN/$SPAN/" -e "s/NOW/$now/g")
+body='{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"SERVICE"}}]},"scopeSpans":[{"spans":[{"traceId":"TRACE","spanId":"SPAN","name":"cp-verify","kind":1,"startTimeUnixNano":"NOW","endTimeUnixNano":"NOW"}]}]}]}'
+body=$(echo "$body" | sed -e "s/SERVICE/$SERVICE/" -e "s/TRACE/$TRACE/" -e "s/SPAN/$SPAN/" -e "s/NOW/$now/g")
 curl -fsS -X POST -H 'Content-Type: application/json' --data "$body" "http://$SVC:4318/v1/traces"
 found=
 for i in $(seq 1 60); do
@@ -183,6 +195,7 @@ verify_step=$(cat <<YAML
           env:
             - {name: TRACE, value: "$trace"}
             - {name: SPAN, value: "$span"}
+            - {name: SERVICE, value: "$service"}
             - {name: SVC, value: "$svc"}
           volumeMounts:
             - {name: scripts, mountPath: /scripts}
@@ -238,5 +251,27 @@ if ! $in_cluster; then
   [[ -n "$stored" ]] || fail "trace $trace was queried, but no new block of tenant $tenant reached s3://$bucket/$tenant/ at $endpoint within 5 minutes of the flush: check Tempo's S3 settings and its log (kubectl -n $ns logs statefulset/$CP_PARAM_RELEASE_NAME)"
   echo "verify-ingestion-and-query: block ${stored%/meta.json} stored in s3://$bucket"
 fi
+
+# The trace read back from object storage. In the single binary the
+# compactor polls the blocklist every storage.trace.blocklist_poll, which
+# deploy-tempo leaves at Tempo's default of 5m; Tempo's polling docs say
+# the blocklist is stale by at most twice that (the tenant index), so the
+# querier may answer 404 for up to 10 minutes after the block was
+# written. A shorter poll is not what the docs recommend for this (it
+# multiplies the bucket listings, and complete_block_timeout and
+# compacted_block_retention are sized against it), so the query is polled
+# for 11 minutes instead: every 5 seconds, 132 times.
+querier="/api/v1/namespaces/$ns/services/$CP_PARAM_RELEASE_NAME:3100/proxy/querier/api/traces/$trace?mode=blocks"
+read_back=""
+for _ in $(seq 1 132); do
+  if body=$(kubectl "${kc[@]}" get --raw "$querier" 2>/dev/null) &&
+    [[ $body == *"\"$service\""* && ($body == *"\"$span_b64\""* || $body == *"\"$span\""*) ]]; then
+    read_back=1
+    break
+  fi
+  sleep 5
+done
+[[ -n "$read_back" ]] || fail "trace $trace reached Tempo's ingester but not its backend blocks: the querier in blocks mode (/querier/api/traces/$trace?mode=blocks) did not return span $span from the blocks of tenant $tenant in bucket $bucket within 11 minutes of the flush; check Tempo's log for flush, S3 and blocklist poll errors (kubectl -n $ns logs statefulset/$CP_PARAM_RELEASE_NAME)"
+echo "verify-ingestion-and-query: trace $trace read back from the blocks of tenant $tenant in s3://$bucket"
 echo "$trace" >"$CP_OUTPUT_DIR/tempo.verification_trace_id"
-echo "verify-ingestion-and-query: trace $trace ingested, queried and flushed to object storage"
+echo "verify-ingestion-and-query: trace $trace ingested, queried, flushed to object storage and read back from its blocks"
