@@ -232,9 +232,11 @@ func (s *sim) kubectlDelete(st *State, p flags) int {
 
 // kubectlGet prints nodes or stored objects, or answers --raw.
 func (s *sim) kubectlGet(st *State, p flags) int {
-	if raw := p.get("raw"); raw != "" {
+	if raw := p.get("raw"); raw == "/readyz" {
 		s.printf("ok")
 		return 0
+	} else if raw != "" {
+		return s.kubectlRawProxy(st, raw)
 	}
 	kind, names := target(p)
 	switch resourceKind(kind) {

@@ -45,6 +45,9 @@ func scope() map[string]tool {
 			{path: "install", flags: []string{"y", "allow-change-held-packages"}, run: (*sim).aptInstall},
 			{path: "update", run: (*sim).aptUpdate},
 		}},
+		"apt-cache": {cmds: []command{
+			{path: "madison", run: (*sim).aptCacheMadison},
+		}},
 		"crictl": {cmds: []command{
 			{path: "inspecti", run: (*sim).crictlInspecti},
 			{path: "pull", run: (*sim).crictlPull},
@@ -94,7 +97,7 @@ func scope() map[string]tool {
 			{path: "create secret generic", flags: []string{"from-file=", "from-env-file=", "dry-run=client", "o=yaml"}, run: kubeWrite((*sim).kubectlCreate)},
 			{path: "delete", flags: []string{"ignore-not-found"}, run: kubeWrite((*sim).kubectlDelete)},
 			{path: "drain", flags: []string{"ignore-daemonsets", "delete-emptydir-data", "timeout="}, run: kubeWrite((*sim).kubectlDrain)},
-			{path: "get", flags: []string{"o=json|name|wide|jsonpath=*", "l=", "raw=/readyz"}, run: kubeRead((*sim).kubectlGet)},
+			{path: "get", flags: []string{"o=json|name|wide|jsonpath=*", "l=", "raw="}, run: kubeRead((*sim).kubectlGet)},
 			{path: "label", flags: []string{"overwrite"}, run: kubeWrite((*sim).kubectlLabel)},
 			{path: "taint", flags: []string{"overwrite"}, run: kubeWrite((*sim).kubectlTaint)},
 			{path: "uncordon", run: kubeWrite((*sim).kubectlUncordon)},

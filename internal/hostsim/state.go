@@ -31,6 +31,9 @@ type State struct {
 	// Etcd is the control plane's stacked etcd (kubeadm init creates it).
 	Etcd   *Etcd   `json:"etcd,omitempty"`
 	Faults []Fault `json:"faults,omitempty"`
+	// Buckets are the objects of simulated MinIO releases' buckets, keyed
+	// by ENDPOINT/BUCKET and then by object key (tempo_store.go).
+	Buckets map[string]map[string]string `json:"buckets,omitempty"`
 }
 
 // CA is the cluster certificate authority (PEM).

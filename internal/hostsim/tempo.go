@@ -1,7 +1,6 @@
 package hostsim
 
 import (
-	"bytes"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -10,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"regexp"
 	"sort"
 	"strings"
@@ -21,13 +19,17 @@ import (
 // multitenancy is off.
 const tempoTenant = "single-tenant"
 
-var traceIDRe = regexp.MustCompile(`^[0-9a-f]{32}$`)
+var (
+	traceIDRe = regexp.MustCompile(`^[0-9a-f]{32}$`)
+	spanIDRe  = regexp.MustCompile(`^[0-9a-f]{16}$`)
+)
 
 // tempoClient is a Job container that sends a trace to a Tempo release
 // and asks it to flush: its env names the release's service (SVC =
-// SERVICE.NAMESPACE.svc) and the trace (TRACE, 32 hex digits), as the
-// tempo pack's verify Job does.
-type tempoClient struct{ service, trace string }
+// SERVICE.NAMESPACE.svc), the trace (TRACE, 32 hex digits) and, when
+// set, its one span (SPAN, 16 hex digits) and the span's service.name
+// (SERVICE), as the tempo pack's verify Job does.
+type tempoClient struct{ service, trace, span, spanService string }
 
 // tempoClients lists the containers of a Job's pod that are Tempo clients.
 func tempoClients(o *Object) []tempoClient {
@@ -43,7 +45,11 @@ func tempoClients(o *Object) []tempoClient {
 				}
 			}
 			if env["SVC"] != "" && traceIDRe.MatchString(env["TRACE"]) {
-				out = append(out, tempoClient{service: env["SVC"], trace: env["TRACE"]})
+				c := tempoClient{service: env["SVC"], trace: env["TRACE"]}
+				if spanIDRe.MatchString(env["SPAN"]) {
+					c.span, c.spanService = env["SPAN"], env["SERVICE"]
+				}
+				out = append(out, c)
 			}
 		}
 	}
@@ -57,9 +63,12 @@ func tempoClients(o *Object) []tempoClient {
 // bucket, insecure; the keys from the Secret tempo.extraEnvFrom names, for
 // values "${AWS_ACCESS_KEY_ID}" and "${AWS_SECRET_ACCESS_KEY}", or the
 // values themselves) as SINGLE-TENANT/BLOCK/meta.json and data.parquet,
-// PUT with AWS Signature Version 4. A refused or unreachable storage
-// leaves no block, and the Job still succeeds, as the query is answered
-// from the ingester's memory: what reads the bucket must notice.
+// PUT with AWS Signature Version 4, or kept in the simulator's state when
+// the endpoint is a simulated MinIO release's service (tempoStorage). A
+// refused or unreachable storage leaves no block, and the Job still
+// succeeds, as the query is answered from the ingester's memory: what
+// reads the bucket, or the querier in blocks mode (tempoQuerier), must
+// notice.
 func (s *sim) tempoIngest(st *State, job *Object) {
 	for _, c := range tempoClients(job) {
 		r := tempoRelease(st, c.service)
@@ -73,7 +82,7 @@ func (s *sim) tempoIngest(st *State, job *Object) {
 		if !ok {
 			continue
 		}
-		_ = store.putBlock(c.trace, s.now())
+		_ = putBlock(store, c, s.now())
 	}
 }
 
@@ -93,21 +102,18 @@ func tempoRelease(st *State, service string) *Release {
 	return nil
 }
 
-// s3Store is an S3 bucket and the keys that write to it.
-type s3Store struct {
-	base           string // scheme://host:port
-	bucket         string
-	access, secret string
-}
-
-// tempoStorage reads the release's S3 settings and resolves its keys.
-func tempoStorage(s *sim, st *State, r *Release) (s3Store, bool) {
+// tempoStorage reads the release's S3 settings and resolves its keys:
+// the store is the S3 server at the endpoint or, when the endpoint is the
+// service of a simulated MinIO release whose Deployment can run, that
+// release's buckets in the state (any keys are taken there: the MinIO
+// users that Jobs create with mc are not emulated).
+func tempoStorage(s *sim, st *State, r *Release) (blockStore, bool) {
 	tempo := asMap(r.Values["tempo"])
 	s3 := asMap(asMap(asMap(tempo["storage"])["trace"])["s3"])
 	endpoint, _ := s3["endpoint"].(string)
 	bucket, _ := s3["bucket"].(string)
 	if endpoint == "" || bucket == "" {
-		return s3Store{}, false
+		return nil, false
 	}
 	scheme := "https"
 	if fmt.Sprint(s3["insecure"]) == "true" {
@@ -133,14 +139,43 @@ func tempoStorage(s *sim, st *State, r *Release) (s3Store, bool) {
 		}
 		return str
 	}
-	st3 := s3Store{base: scheme + "://" + endpoint, bucket: bucket, access: expand(s3["access_key"]), secret: expand(s3["secret_key"])}
-	return st3, st3.access != "" && st3.secret != ""
+	access, secret := expand(s3["access_key"]), expand(s3["secret_key"])
+	if access == "" || secret == "" {
+		return nil, false
+	}
+	if simMinio(s, st, endpoint) {
+		return stateBucket{st: st, name: endpoint + "/" + bucket}, true
+	}
+	return s3Store{base: scheme + "://" + endpoint, bucket: bucket, access: access, secret: secret}, true
 }
 
-// putBlock writes a block holding one trace: its meta.json (Tempo's
-// fields) and a data.parquet that is no real Parquet file, only the trace
-// id.
-func (b s3Store) putBlock(trace string, now time.Time) error {
+// simMinio reports whether endpoint is the service of a simulated MinIO
+// release (FULLNAME.NAMESPACE.svc:9000) whose Deployment can run.
+func simMinio(s *sim, st *State, endpoint string) bool {
+	for _, k := range sortedKeys(st.Releases) {
+		r := st.Releases[k]
+		full := helmFullname(r.Name, "minio")
+		if chartBase(r.Chart) != "minio" || full+"."+r.Namespace+".svc:9000" != endpoint {
+			continue
+		}
+		d := s.findObject(st, resForKind("apps/v1", "Deployment"), r.Namespace, full)
+		return d != nil && s.podBlocker(st, d) == ""
+	}
+	return false
+}
+
+// tempoBlockData is what a simulated block's data.parquet holds, in JSON
+// (no real Parquet file): the trace, and its span when the client named
+// one.
+type tempoBlockData struct {
+	TraceID string `json:"traceId"`
+	SpanID  string `json:"spanId,omitempty"`
+	Service string `json:"service,omitempty"`
+}
+
+// putBlock writes a block holding the client's trace: its data.parquet
+// (tempoBlockData) and then its meta.json (Tempo's fields).
+func putBlock(b blockStore, c tempoClient, now time.Time) error {
 	id := make([]byte, 16)
 	_, _ = rand.Read(id)
 	id[6], id[8] = id[6]&0x0f|0x40, id[8]&0x3f|0x80
@@ -149,34 +184,12 @@ func (b s3Store) putBlock(trace string, now time.Time) error {
 	at := now.UTC().Truncate(time.Second).Format(time.RFC3339)
 	meta, _ := json.Marshal(map[string]any{"format": "vParquet4", "blockID": block, "tenantID": tempoTenant,
 		"startTime": at, "endTime": at, "totalObjects": 1, "compactionLevel": 0, "encoding": "none", "bloomShards": 1})
+	data, _ := json.Marshal(tempoBlockData{TraceID: c.trace, SpanID: c.span, Service: c.spanService})
 	dir := tempoTenant + "/" + block + "/"
-	if err := b.put(dir+"data.parquet", []byte("cp-hostsim block of trace "+trace+"\n"), now); err != nil {
+	if err := b.put(dir+"data.parquet", data, now); err != nil {
 		return err
 	}
 	return b.put(dir+"meta.json", meta, now)
-}
-
-// put PUTs one object, path-style, signed with Signature Version 4.
-func (b s3Store) put(key string, body []byte, now time.Time) error {
-	u, err := url.Parse(b.base + "/" + b.bucket + "/" + key)
-	if err != nil {
-		return fmt.Errorf("object URL: %w", err)
-	}
-	req, err := http.NewRequest(http.MethodPut, u.String(), bytes.NewReader(body))
-	if err != nil {
-		return fmt.Errorf("PUT %s: %w", key, err)
-	}
-	signS3(req, body, b.access, b.secret, "us-east-1", now)
-	client := &http.Client{Timeout: 10 * time.Second}
-	resp, err := client.Do(req)
-	if err != nil {
-		return fmt.Errorf("PUT %s: %w", key, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("PUT %s: %s", key, resp.Status)
-	}
-	return nil
 }
 
 // signS3 signs a request with AWS Signature Version 4 for service s3
