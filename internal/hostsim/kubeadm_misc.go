@@ -193,11 +193,13 @@ func (s *sim) kubeadmVersion(p flags) int {
 // kubeadmImagesList is kubeadm config images list [--kubernetes-version V]
 // (default: the installed kubeadm's) [--image-repository R]: with R, every
 // image is R/NAME:TAG, CoreDNS included (kubeadm drops its coredns/
-// sub-path for a repository other than registry.k8s.io).
+// sub-path for a repository other than registry.k8s.io). The pause tag is
+// the installed kubeadm's, whatever V (pauseTag).
 func (s *sim) kubeadmImagesList(p flags) int {
-	var v string
+	var v, installed string
 	_ = s.st.view(func(st *State) error {
-		v = firstNonEmpty(p.get("kubernetes-version"), s.installedKubeadm(st.host(s.host.Host)))
+		installed = s.installedKubeadm(st.host(s.host.Host))
+		v = firstNonEmpty(p.get("kubernetes-version"), installed)
 		return nil
 	})
 	if !strings.HasPrefix(v, "v") {
@@ -205,10 +207,24 @@ func (s *sim) kubeadmImagesList(p flags) int {
 	}
 	repo := strings.TrimSuffix(p.get("image-repository"), "/")
 	for _, i := range controlPlaneImages(v) {
+		if strings.HasPrefix(i, "registry.k8s.io/pause:") {
+			i = "registry.k8s.io/pause:" + pauseTag(installed)
+		}
 		if repo != "" && repo != "registry.k8s.io" {
 			i = repo + "/" + i[strings.LastIndex(i, "/")+1:]
 		}
 		s.printf("%s\n", i)
 	}
 	return 0
+}
+
+// pauseTag is the pause image tag a kubeadm of version lists: a constant
+// of the kubeadm binary, not of --kubernetes-version; kubeadm 1.34 moved
+// from 3.10 to 3.10.1, so an upgrade across it names a new sandbox image.
+func pauseTag(kubeadm string) string {
+	var major, minor int
+	if _, err := fmt.Sscanf(kubeadm, "v%d.%d", &major, &minor); err == nil && (major > 1 || minor >= 34) {
+		return "3.10.1"
+	}
+	return "3.10"
 }
