@@ -68,8 +68,9 @@ func refreshIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], 
 	summarizeCompleted(b, h, m, ops)
 }
 
-// refreshEvidence checks the recorded evidence of m's completed operation
-// again and records what changed. Hosts it cannot reach, and checks it
+// refreshEvidence checks the recorded evidence of m's job instances (of
+// every operation that ran them, once its last one completed) again and
+// records what changed. Hosts it cannot reach, and checks it
 // cannot run, are a warning and keep their recorded result. It returns
 // the resource's own operations when it composed them.
 func refreshEvidence[M any](ctx context.Context, b *intentBase, h intentHooks[M], m *M, diags *diag.Diagnostics) []intentOp {
