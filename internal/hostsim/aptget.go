@@ -124,6 +124,20 @@ func (s *sim) aptInstallIn(st *State, hs *HostState, p flags, dnsDown bool) int 
 			continue
 		}
 		seen[w.name] = true
+		if w.name == "containerd.io" {
+			// Docker's package, from the real binaries of the host's pool.
+			if v, ok := s.dpkgInstalled(w.name); ok && (w.version == "" || w.version == v) {
+				s.printf("%s is already the newest version (%s).\n", w.name, v)
+				continue
+			}
+			v, msg := s.containerdIOCandidate(w.version)
+			if msg != "" {
+				return s.fail(100, "%s", msg)
+			}
+			w.version = v
+			newPkgs = append(newPkgs, w)
+			continue
+		}
 		info, emulated := catalog[w.name]
 		if realDebian[w.name] {
 			if v, ok := s.dpkgInstalledReal(w.name); ok {
@@ -200,6 +214,11 @@ func (s *sim) aptInstallIn(st *State, hs *HostState, p flags, dnsDown bool) int 
 		w := newPkgs[i]
 		s.printf("Setting up %s (%s) ...\n", w.name, w.version)
 		info := catalog[w.name]
+		if w.name == "containerd.io" {
+			if err := s.installContainerdIO(); err != nil {
+				return s.fail(100, "E: cp-hostsim: install %s: %v", w.name, err)
+			}
+		}
 		if err := s.installFiles(info); err != nil {
 			return s.fail(100, "E: cp-hostsim: install %s: %v", w.name, err)
 		}

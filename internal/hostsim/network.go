@@ -1,6 +1,7 @@
 package hostsim
 
 import (
+	_ "embed"
 	"encoding/base64"
 	"net/netip"
 	"os"
@@ -45,7 +46,7 @@ var knownNames = map[string]string{
 }
 
 // realTool is where the shadowed program lives on a Debian/Ubuntu host.
-var realTool = map[string]string{"getent": "/usr/bin/getent", "curl": "/usr/bin/curl"}
+var realTool = map[string]string{"getent": "/usr/bin/getent", "curl": "/usr/bin/curl", "apt-cache": "/usr/bin/apt-cache"}
 
 // execReal replaces the process with the real program (inside a host) or,
 // when it is missing, fails like a shell that cannot find it.
@@ -156,7 +157,17 @@ func (s *sim) realGetentOne(db, key string) int {
 var aptKeyURLs = []*regexp.Regexp{
 	regexp.MustCompile(`^https://pkgs\.k8s\.io/core:/stable:/(v1\.\d+)/deb/Release\.key$`),
 	regexp.MustCompile(`^https://packages\.buildkite\.com/(helm-linux/helm-debian)/gpgkey$`),
+	dockerKeyURL,
 }
+
+// dockerKeyURL is the key Docker publishes for its apt repositories; the
+// simulator serves Docker's real public key (docker-apt-key.asc, primary
+// fingerprint 9DC8 5822 9FC7 DD38 854A E2D8 8D81 803C 0EBF CD88, the one
+// Docker's install guide publishes), which the real gpg on a host reads.
+var dockerKeyURL = regexp.MustCompile(`^https://download\.docker\.com/(linux/(?:debian|ubuntu))/gpg$`)
+
+//go:embed docker-apt-key.asc
+var dockerAptKey string
 
 // registryProbeURL is a container registry's API root (OCI distribution:
 // GET /v2/ answers 200, or 401 when it wants a token), which
@@ -225,6 +236,10 @@ func (s *sim) curl(p flags) int {
 			s.printf("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>")
 			return 0
 		}
+	}
+	if dockerKeyURL.MatchString(u) {
+		s.printf("%s", dockerAptKey)
+		return 0
 	}
 	s.printf("%s", aptKeyArmor(key[1]))
 	return 0

@@ -32,7 +32,10 @@ func emulatedPackages() map[string]pkgInfo {
 	ctrd := pkgInfo{version: containerdVersion + "-1", units: []string{"containerd.service"}, deps: []string{"runc"}}
 	return map[string]pkgInfo{
 		"containerd": ctrd,
-		"cri-tools":  {version: crictlVersion + "-1.1", bins: []string{"/usr/bin/crictl"}},
+		// Docker's containerd.io: the real binaries of the host's pool
+		// (containerd_io.go); its version is the pool's.
+		"containerd.io": {units: []string{"containerd.service"}},
+		"cri-tools":     {version: crictlVersion + "-1.1", bins: []string{"/usr/bin/crictl"}},
 		// Debian's etcd-client is etcd 3.4: etcdctl, no etcdutl.
 		"etcd-client":     {version: "3.4.23-4", bins: []string{"/usr/bin/etcdctl"}},
 		"helm":            {version: helmVersion + "-1", bins: []string{"/usr/bin/helm"}},

@@ -36,6 +36,7 @@ type HostConfig struct {
 // `apt-get install` installs their package.
 func Shadows() []string {
 	return []string{
+		"/usr/local/bin/apt-cache",
 		"/usr/local/bin/apt-get",
 		"/usr/local/bin/curl",
 		"/usr/local/bin/getent",

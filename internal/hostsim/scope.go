@@ -45,6 +45,10 @@ func scope() map[string]tool {
 			{path: "install", flags: []string{"y", "allow-change-held-packages"}, run: (*sim).aptInstall},
 			{path: "update", run: (*sim).aptUpdate},
 		}},
+		"apt-cache": {cmds: []command{
+			{path: "madison", run: (*sim).aptCacheMadison},
+			{path: "show", run: (*sim).aptCacheShow},
+		}},
 		"crictl": {cmds: []command{
 			{path: "inspecti", run: (*sim).crictlInspecti},
 			{path: "pull", run: (*sim).crictlPull},

@@ -105,7 +105,7 @@ func TestContainerdPinnedAndHeld(t *testing.T) {
 			if got := h.read("/etc/apt/sources.list.d/docker.sources"); got != wantSources {
 				t.Errorf("docker.sources = %q, want %q", got, wantSources)
 			}
-			if !strings.Contains(h.log(h.calls), "curl -fsSL "+c.repo+"/gpg -o ") {
+			if !strings.Contains(h.log(h.calls), "curl -fsSL "+c.repo+"/gpg\n") {
 				t.Errorf("Docker's key was not fetched from %s/gpg:\n%s", c.repo, h.log(h.calls))
 			}
 			if !strings.Contains(h.read("/etc/apt/keyrings/docker.asc"), "BEGIN PGP PUBLIC KEY BLOCK") {
@@ -228,7 +228,7 @@ func TestContainerdRepositoryKeyFingerprint(t *testing.T) {
 	t.Run("mirror repository, Docker's key under it", func(t *testing.T) {
 		h := containerdHost(t, bookworm, versions, "")
 		succeeded(t, runContainerd(h, map[string]string{"containerd_apt_repository": "https://mirror.internal/docker/linux/debian/"}))
-		if !strings.Contains(h.log(h.calls), "curl -fsSL https://mirror.internal/docker/linux/debian/gpg -o ") {
+		if !strings.Contains(h.log(h.calls), "curl -fsSL https://mirror.internal/docker/linux/debian/gpg\n") {
 			t.Errorf("the key was not fetched under the mirror:\n%s", h.log(h.calls))
 		}
 		if got := h.read("/etc/apt/sources.list.d/docker.sources"); !strings.Contains(got, "\nURIs: https://mirror.internal/docker/linux/debian\n") {

@@ -103,6 +103,9 @@ func (c *Cluster) installSimulator(h *hostProc) error {
 			return fmt.Errorf("install simulator on host %s: link %s: %w", h.name, link, err)
 		}
 	}
+	if err := installContainerdPool(up); err != nil {
+		return fmt.Errorf("install simulator on host %s: containerd.io pool: %w", h.name, err)
+	}
 	cfg, _ := json.Marshal(hostsim.HostConfig{Host: h.name, Cluster: c.opts.SimulatorCluster, Address: h.addr.String()})
 	if err := writeFile(up, hostsim.HostConfigPath, append(cfg, '\n'), 0o644); err != nil {
 		return fmt.Errorf("install simulator on host %s: %w", h.name, err)

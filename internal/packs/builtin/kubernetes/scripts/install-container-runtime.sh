@@ -153,7 +153,7 @@ Signed-By: $keyring"
       [[ -f $apt_key ]] || fail "containerd_apt_key $apt_key does not exist on $CP_HOST; copy the repository's ASCII-armored key there"
       cp "$apt_key" "$keyring.part"
     else
-      curl -fsSL "$apt_key" -o "$keyring.part" || fail "cannot fetch the repository key $apt_key"
+      curl -fsSL "$apt_key" >"$keyring.part" || fail "cannot fetch the repository key $apt_key"
     fi
     if [[ -z ${CP_PARAM_CONTAINERD_APT_KEY:-} ]]; then
       gnupg_home=$(mktemp -d)
