@@ -134,16 +134,22 @@ func TestAccInventory_createRemoveWorkerDestroy(t *testing.T) {
 	plan := r.mustTofu(0, "plan")
 	for _, want := range []*regexp.Regexp{
 		regexp.MustCompile(`~ inventory_sha256 += "[0-9a-f]{64}" -> "[0-9a-f]{64}"`),
-		regexp.MustCompile(`Remove node \(kubernetes.remove_node@`),
-		regexp.MustCompile(`(?m)^ +- drain-node: worker-2$`),
+		regexp.MustCompile(`\+ Remove node from Kubernetes cluster \(kubernetes.remove_node@1.0.0\)`),
+		regexp.MustCompile(`(?m)^ +\+ +- drain-node: worker-2$`),
 		regexp.MustCompile(`confirm-node-removal \(destructive\): approved by ci with option "remove node"`),
 	} {
 		if !want.MatchString(plan) {
 			t.Errorf("the plan of the edited inventory lacks %s:\n%s", want, plan)
 		}
 	}
-	if strings.Contains(plan, `address = "`) || strings.Contains(plan, "workers") {
-		t.Errorf("the plan of the edited inventory lists hosts:\n%s", plan)
+	// The hosts are in no line but the handle's (one line).
+	for _, l := range strings.Split(plan, "\n") {
+		if strings.Contains(l, `"`+w2.Addr+`"`) && !strings.Contains(l, "cp.handle.v1") {
+			t.Errorf("the plan of the edited inventory lists a host: %q", l)
+		}
+	}
+	if strings.Contains(plan, "masters") || strings.Contains(plan, "workers ") {
+		t.Errorf("the plan of the edited inventory shows masters or workers:\n%s", plan)
 	}
 	r.mustTofu(0, "apply", "-auto-approve")
 	if err := simRegistered(c, "worker-2", false); err != nil {
@@ -153,7 +159,12 @@ func TestAccInventory_createRemoveWorkerDestroy(t *testing.T) {
 		t.Fatalf("the plan after the removal is not empty:\n%s", out)
 	}
 
+	// With the file deleted, a plan warns and keeps the state's hosts;
+	// destroy uses them.
 	must(t, os.Remove(hosts))
+	if out := r.mustTofu(0, "plan"); !strings.Contains(out, "No changes.") || !strings.Contains(out, "Warning: Inventory file not found") {
+		t.Errorf("the plan without the file does not warn and plan nothing:\n%s", out)
+	}
 	destroyed := r.mustTofu(0, "destroy", "-auto-approve")
 	if !strings.Contains(destroyed, "Destroy complete! Resources: 1 destroyed.") {
 		t.Errorf("destroy without the file:\n%s", destroyed)

@@ -2,7 +2,9 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -73,9 +75,20 @@ func nullIfEmpty(s string) types.String {
 }
 
 // loadInventory reads m's inventory file into m's hosts and
-// inventory_sha256; an error is on inventory_file.
-func loadInventory(m *clusterModel, diags *diag.Diagnostics) bool {
+// inventory_sha256; an error is on inventory_file. With kept (the state,
+// its hosts from private state), a file that does not exist is a warning
+// and m keeps the state's hosts: the plan before a destroy, which
+// OpenTofu makes with the configuration, works after the file is deleted,
+// and no plan changes a host for a file that is gone.
+func loadInventory(m, kept *clusterModel, diags *diag.Diagnostics) bool {
 	inv, err := intent.ReadInventory(m.InventoryFile.ValueString())
+	if errors.Is(err, fs.ErrNotExist) && kept != nil && usesInventory(kept) {
+		diags.AddAttributeWarning(path.Root("inventory_file"), "Inventory file not found",
+			"inventory_file: "+err.Error()+"; the plan keeps the hosts the state has, so nothing changes on them. "+
+				"Restore the file to change the hosts; a destroy uses the state's hosts.")
+		m.Masters, m.Workers, m.InventorySHA256 = kept.Masters, kept.Workers, kept.InventorySHA256
+		return true
+	}
 	if err != nil {
 		addAttrError(diags, path.Root("inventory_file"), "Invalid inventory file",
 			err.Error()+"; fix the file, or list the hosts in masters and workers blocks instead.")
@@ -104,10 +117,11 @@ type modelGetSetter interface {
 }
 
 // planWithInventory puts the hosts of the plan's inventory file into the
-// plan; nil when the plan has none (or is null). The SHA-256 of the file
-// read must be the planned one, if the plan knows it: a file edited
-// between plan and apply is refused.
-func planWithInventory(ctx context.Context, plan modelGetSetter, isNull bool, diags *diag.Diagnostics) *clusterModel {
+// plan; nil when the plan has none (or is null). At apply the SHA-256 of
+// the file read must be the planned one, if the plan knows it: a file
+// edited between plan and apply is refused. (At plan, the proposed
+// inventory_sha256 is the state's.)
+func planWithInventory(ctx context.Context, plan modelGetSetter, isNull, apply bool, kept *clusterModel, diags *diag.Diagnostics) *clusterModel {
 	if isNull {
 		return nil
 	}
@@ -116,10 +130,10 @@ func planWithInventory(ctx context.Context, plan modelGetSetter, isNull bool, di
 		return nil
 	}
 	planned := m.InventorySHA256
-	if refuseTwoSources(&m, diags) || !loadInventory(&m, diags) {
+	if refuseTwoSources(&m, diags) || !loadInventory(&m, kept, diags) {
 		return nil
 	}
-	if !planned.IsNull() && !planned.IsUnknown() && planned.ValueString() != m.InventorySHA256.ValueString() {
+	if apply && !planned.IsNull() && !planned.IsUnknown() && planned.ValueString() != m.InventorySHA256.ValueString() {
 		addAttrError(diags, path.Root("inventory_file"), "Inventory file changed since plan",
 			fmt.Sprintf("%s has SHA-256 %s, the plan was made with %s; plan again so the plan shows what apply does.",
 				m.InventoryFile.ValueString(), m.InventorySHA256.ValueString(), planned.ValueString()))

@@ -48,7 +48,7 @@ func (r *KubernetesClusterResource) ModifyPlan(ctx context.Context, req resource
 	}
 	var plan *clusterModel
 	if !req.Plan.Raw.IsNull() && req.Config.Raw.IsFullyKnown() {
-		plan = planWithInventory(ctx, &req.Plan, false, &resp.Diagnostics)
+		plan = planWithInventory(ctx, &req.Plan, false, false, prior, &resp.Diagnostics)
 	}
 	if resp.Diagnostics.HasError() {
 		return
@@ -104,7 +104,7 @@ func problemDiags(ps intent.Problems) diag.Diagnostics {
 // Create applies with the inventory's hosts and keeps them in private
 // state.
 func (r *KubernetesClusterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	plan := planWithInventory(ctx, &req.Plan, req.Plan.Raw.IsNull(), &resp.Diagnostics)
+	plan := planWithInventory(ctx, &req.Plan, req.Plan.Raw.IsNull(), true, nil, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -119,7 +119,7 @@ func (r *KubernetesClusterResource) Create(ctx context.Context, req resource.Cre
 // (state). A failed update keeps the prior state and its hosts.
 func (r *KubernetesClusterResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	stateWithInventory(ctx, &req.State, req.Private, &resp.Diagnostics)
-	plan := planWithInventory(ctx, &req.Plan, req.Plan.Raw.IsNull(), &resp.Diagnostics)
+	plan := planWithInventory(ctx, &req.Plan, req.Plan.Raw.IsNull(), true, nil, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
