@@ -57,6 +57,7 @@ func load(fsys fs.FS, source, prefix string) (*protocol.ScenarioPack, error) {
 		l.readTemplates()
 		l.readJobs()
 		l.readScripts()
+		l.expandLibs()
 		l.validate()
 	}
 	if len(l.rep.problems) > 0 {

@@ -153,7 +153,7 @@ esac`)
 func startScript(t *testing.T, h *scriptHost, script string, env map[string]string) (*exec.Cmd, *strings.Builder) {
 	t.Helper()
 	file := filepath.Join(h.root, ".script.sh")
-	if err := os.WriteFile(file, []byte(readFile(t, filepath.Join("builtin", script))), 0o755); err != nil {
+	if err := os.WriteFile(file, []byte(readScript(t, script)), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	vars := map[string]string{

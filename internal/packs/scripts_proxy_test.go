@@ -162,7 +162,7 @@ func TestConfigureProxyRefusesUnsafeValues(t *testing.T) {
 // configure-proxy wrote, and refuse a tampered value.
 func TestProxyEnvReachesCurlHelmKubectl(t *testing.T) {
 	for _, script := range []string{"install-kubernetes-packages.sh", "install-cni.sh", "install-storage.sh", "validate-credentials.sh", "prepare-kubernetes-prerequisites.sh"} {
-		body := readFile(t, "builtin/kubernetes/scripts/"+script)
+		body := readScript(t, "kubernetes/scripts/"+script)
 		if !strings.Contains(body, "done </etc/cp/kubernetes/proxy.env") || !strings.Contains(body, `export "${k?}=$v"`) {
 			t.Errorf("%s does not read /etc/cp/kubernetes/proxy.env", script)
 		}

@@ -33,7 +33,7 @@ func TestScriptsShellcheck(t *testing.T) {
 	if len(scripts) < 30 {
 		t.Fatalf("found %d builtin scripts, want every one (at least 30): %v", len(scripts), scripts)
 	}
-	out, err := exec.Command(sc, append([]string{"--shell=bash", "--format=gcc", "--"}, scripts...)...).CombinedOutput()
+	out, err := exec.Command(sc, append([]string{"-x", "--source-path=SCRIPTDIR", "--shell=bash", "--format=gcc", "--"}, scripts...)...).CombinedOutput()
 	if err != nil {
 		t.Errorf("shellcheck reports (%v):\n%s", err, out)
 	}

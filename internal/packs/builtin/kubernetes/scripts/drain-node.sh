@@ -46,37 +46,16 @@ uncordon_again() {
   fail "$1; uncordoning it again failed too (${out:0:200}), so it stays cordoned: on ${CP_FIRST_MASTER:-the first master} run kubectl --kubeconfig /etc/kubernetes/admin.conf uncordon $CP_HOST, or apply the uncordon action"
 }
 
-log=$(mktemp)
-drain=""
-trap 'rm -f "$log"' EXIT
-# A TERM or INT stops the drain (kubectl runs in the background, so the
-# trap runs at once, not when kubectl ends) and uncordons the node.
-# shellcheck disable=SC2317 # run by the traps below
-stopped() {
-  trap - INT TERM HUP
-  [[ -z "$drain" ]] || kill "$drain" 2>/dev/null || true
-  uncordon_again "the drain of node $CP_HOST was stopped by SIG$1 before it finished"
-}
-trap 'stopped INT' INT
-trap 'stopped TERM' TERM
-trap 'stopped HUP' HUP
-kubectl "${kc[@]}" drain "$CP_HOST" --ignore-daemonsets --delete-emptydir-data --timeout="$CP_PARAM_DRAIN_TIMEOUT" >"$log" 2>&1 &
-drain=$!
-status=0
-wait "$drain" || status=$?
-drain=""
-if ((status == 0)); then
-  cat "$log"
+# shellcheck source=../lib/drain.sh
+source "${BASH_SOURCE[0]%/*}/../lib/drain.sh"
+run_drain
+if ((drain_status == 0)); then
+  cat "$drain_log"
   echo "drain-node: $CP_HOST drained"
   exit 0
 fi
-tail -n 20 "$log" >&2
-why="the drain of node $CP_HOST failed (kubectl drain exit $status; drain_timeout $CP_PARAM_DRAIN_TIMEOUT)"
-# The pods whose eviction a PodDisruptionBudget refused, as NAMESPACE/NAME.
-mapfile -t held < <(grep -o 'error when evicting pods/"[a-z0-9.-]*" -n "[a-z0-9-]*"' "$log" |
-  sed -E 's|.*pods/"([^"]*)" -n "([^"]*)"|\2/\1|' | sort -u | head -n 10)
-if ((${#held[@]} > 0)); then
-  printf -v pods '%s, ' "${held[@]}"
-  why="a PodDisruptionBudget allows no eviction of ${pods%, } from node $CP_HOST within drain_timeout $CP_PARAM_DRAIN_TIMEOUT (kubectl get pdb -A shows ALLOWED DISRUPTIONS 0)"
-fi
+tail -n 20 "$drain_log" >&2
+why="the drain of node $CP_HOST failed (kubectl drain exit $drain_status; drain_timeout $CP_PARAM_DRAIN_TIMEOUT)"
+pdb_why=$(pdb_held_why)
+[[ -z "$pdb_why" ]] || why=$pdb_why
 uncordon_again "$why"

@@ -12,19 +12,8 @@ refuse() { local v=${2:0:200}; fail "$1 \"${v//[[:cntrl:]]/?}\" is not $3"; }
 # check NAME VALUE REGEX FORM refuses VALUE unless it matches REGEX: every
 # value is checked here before any use, whatever the pack declares.
 check() { [[ $2 =~ $3 ]] || refuse "$1" "$2" "$4"; }
-# The proxy configure-proxy wrote for curl, helm and kubectl: KEY=VALUE
-# lines of a root-only file, read line by line (never sourced), each value
-# checked again.
-if [[ -r /etc/cp/kubernetes/proxy.env ]]; then
-  while IFS='=' read -r k v; do
-    case $k in
-      HTTP_PROXY | HTTPS_PROXY | NO_PROXY | http_proxy | https_proxy | no_proxy)
-        check "$k in /etc/cp/kubernetes/proxy.env" "$v" '^[]A-Za-z0-9._~%!$&()*+,;=:@/?[-]*$' "a proxy setting"
-        export "${k?}=$v"
-        ;;
-    esac
-  done </etc/cp/kubernetes/proxy.env
-fi
+# shellcheck source=../lib/proxy-env.sh
+source "${BASH_SOURCE[0]%/*}/../lib/proxy-env.sh"
 
 
 check host "${CP_HOST:-}" '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' "a Kubernetes node name"
