@@ -60,8 +60,18 @@ while [ $# -gt 0 ]; do
   if [ "$1" = --config ]; then cat "$2" >>"$CP_TEST_VALUES"; fi
   shift
 done`,
-	"apt-get":  ``,
-	"apt-mark": ``,
+	// install PKG=VERSION records the package as dpkg-query reports it.
+	"apt-get": `[ "$1" = install ] || exit 0
+for a in "$@"; do case $a in *=*) mkdir -p "$HOME/.dpkg"; echo "install ok installed ${a#*=}" >"$HOME/.dpkg/${a%%=*}" ;; esac; done`,
+	// hold PKG... and showhold, kept in $HOME/.holds.
+	"apt-mark": `case $1 in hold) shift; printf '%s\n' "$@" >>"$HOME/.holds" ;; showhold) cat "$HOME/.holds" 2>/dev/null ;; esac`,
+	// madison PKG: $HOME/.madison-PKG, else Docker's containerd.io 2.2.9.
+	"apt-cache": `[ "$1" = madison ] || exit 0
+if [ -f "$HOME/.madison-$2" ]; then cat "$HOME/.madison-$2"
+elif [ "$2" = containerd.io ]; then echo ' containerd.io | 2.2.9-1~debian.12~bookworm | https://download.docker.com/linux/debian bookworm/stable amd64 Packages'; fi`,
+	// What apt-get install recorded (-W -f='${Status} ${Version}' PKG), else the machine's.
+	"dpkg-query": `for p; do :; done
+if [ -f "$HOME/.dpkg/$p" ]; then cat "$HOME/.dpkg/$p"; else exec /usr/bin/dpkg-query "$@"; fi`,
 	// The pinned calico release's manifest, with -o FILE, is its real
 	// bytes (newScriptHost puts them at $HOME/.calico.yaml).
 	"curl": `out= prev=
@@ -69,20 +79,28 @@ for a in "$@"; do [ "$prev" != -o ] || out=$a; prev=$a; done
 case " $* " in
   *"/v2/ "*) printf 200 ;;
   *" ` + hostsim.PinnedCalicoURL + ` "*) cp "$HOME/.calico.yaml" "$out" ;;
-  *) echo '-----BEGIN PGP PUBLIC KEY BLOCK-----' ;;
+  *) if [ -n "$out" ]; then echo '-----BEGIN PGP PUBLIC KEY BLOCK-----' >"$out"; else echo '-----BEGIN PGP PUBLIC KEY BLOCK-----'; fi ;;
 esac`,
-	"gpg":       `cat >/dev/null`,
+	// --show-keys lists a primary key with $HOME/.gpg-fpr's fingerprint,
+	// else Docker's published one; anything else reads its input.
+	"gpg": `case " $* " in
+*" --show-keys "*) echo 'pub:-:4096:1:8D81803C0EBFCD88:1487788586:::-:::escaESCA::::::23::0:'
+  echo "fpr:::::::::$(cat "$HOME/.gpg-fpr" 2>/dev/null || echo 9DC858229FC7DD38854AE2D88D81803C0EBFCD88):" ;;
+*) cat >/dev/null ;;
+esac`,
 	"systemctl": ``,
 	"modprobe":  ``,
 	"sysctl":    ``,
 	"swapoff":   ``,
 	"crictl":    ``,
 	// A host whose wg0 has no peers (a one-node cluster).
-	"wg":  ``,
-	"ctr": `[ "$1" != plugins ] || echo 'io.containerd.grpc.v1  cri  linux/amd64  ok'`,
+	"wg": ``,
+	"ctr": `[ "$1" != plugins ] || echo 'io.containerd.grpc.v1  cri  linux/amd64  ok'
+[ "$1" != version ] || { ` + containerdReleaseSh + `; printf 'Client:\n  Version:  v%s\n\nServer:\n  Version:  v%s\n' "$r" "$r"; }`,
 	// containerd's own defaults come from Debian's real package
 	// (scripts/prereqs.sh installs it); dump reads the host's file.
 	"containerd": `case "$1 $2" in
+"--version ") ` + containerdReleaseSh + `; echo "containerd github.com/containerd/containerd/v2 v$r" ;;
 "config default") exec /usr/bin/containerd config default ;;
 "config dump") cat "$HOME/etc/containerd/config.toml" ;;
 esac`,
