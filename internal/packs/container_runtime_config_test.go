@@ -74,6 +74,10 @@ func TestInstallContainerRuntimeConfig(t *testing.T) {
 		{"v3-containerd-2.x", "v3-config-default.toml",
 			`[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]`, `[plugins.'io.containerd.cri.v1.runtime'.cni]`,
 			"bin_dirs", `["/opt/cni/bin"]`, `[plugins.'io.containerd.cri.v1.images'.registry]`},
+		// containerd 2.2.9's own default: an empty bin_dir before bin_dirs.
+		{"v3-containerd-2.2.9", "v3-2.2.9-config-default.toml",
+			`[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]`, `[plugins.'io.containerd.cri.v1.runtime'.cni]`,
+			"bin_dirs", `["/opt/cni/bin"]`, `[plugins.'io.containerd.cri.v1.images'.registry]`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := newScriptHost(t)
