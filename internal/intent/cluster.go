@@ -121,6 +121,11 @@ func CheckCluster(c ClusterInput, pack *protocol.ScenarioPack) Problems {
 	ps = append(ps, CheckNodeAddresses(c.Hosts)...)
 	ps = append(ps, CheckProxy(Root("proxy"), c.Proxy)...)
 	ps = append(ps, CheckControlPlaneEndpoint(c.Parameters, masterCount(c.Hosts))...)
+	kube := c.KubernetesVersion
+	if kube == "" && pack != nil {
+		kube = pack.Parameters["kubernetes_version"].Default
+	}
+	ps = append(ps, CheckContainerdVersion(c.Parameters, kube)...)
 	return ps
 }
 
