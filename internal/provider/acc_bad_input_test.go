@@ -206,6 +206,13 @@ provider "cp" {
 			errAt("Invalid parameter value", `parameters["kubernetes_apt_repository"]`, `"https://apt.mirror.internal/k8s/v{minor}/deb"`)},
 		{"air-gap chart digest not hex", "", "", cluster("prod-k8s", masters, workers, `parameters = { longhorn_chart_sha256 = "sha256:abc" }`),
 			errAt("Invalid parameter value", `parameters["longhorn_chart_sha256"]`, `"sha256:abc"`)},
+		{"containerd below the minimum for its Kubernetes", "", "", cluster("prod-k8s", masters, workers, `kubernetes_version = "1.34.2"
+  parameters = { containerd_source = "distribution", containerd_version = "1.6.20" }`),
+			errAt("containerd too old for this Kubernetes", `parameters["containerd_version"]`, `containerd "1.6.20" is below what containerd's RELEASES.md recommends for Kubernetes 1.34 (2.1.3+, 2.0.6+, 1.7.28+, 1.6.39+)`)},
+		{"containerd version not a release", "", "", cluster("prod-k8s", masters, workers, `parameters = { containerd_version = "latest" }`),
+			errAt("Invalid parameter value", `parameters["containerd_version"]`, `"latest"`)},
+		{"containerd source unknown", "", "", cluster("prod-k8s", masters, workers, `parameters = { containerd_source = "snap" }`),
+			errAt("Invalid parameter value", `parameters["containerd_source"]`, `"snap"`)},
 		// Roles.
 		{"unknown host role", "", "", scenarioHosts(`[{ name = "master-1", address = "`+addr("master-1")+`", role = "boss" }]`, ""),
 			errAt("Unknown role", "hosts[0].role", `"boss" is not a role`)},
