@@ -26,82 +26,10 @@ check kubernetes_version "$version" '^1\.[0-9]{1,3}\.[0-9]{1,3}$' "a version suc
 check host "${CP_HOST:-}" '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' "a Kubernetes node name"
 check node_ready_timeout "${CP_PARAM_NODE_READY_TIMEOUT:-}" '^[+]?(([0-9]{1,15}([.][0-9]{0,15})?|[.][0-9]{1,15})(ns|us|µs|μs|ms|s|m|h)){1,7}$' "a duration such as 5m or 1h30m"
 
-# image_repository: containerd's sandbox (pause) image follows the new
-# kubeadm. A newer kubeadm may name a newer pause tag than the one
-# install-kubernetes-packages set (kubeadm upgrade's preflight warns of
-# the mismatch, and from 1.34 the kubelet takes the sandbox image from the
-# CRI), so once the new kubeadm is installed, before kubeadm upgrade and
-# the kubelet restart, the sandbox image becomes the pause image it lists
-# under image_repository: sandbox_image of the CRI plugin (config version
-# 2, containerd 1.6/1.7) or sandbox of the CRI images plugin's
-# pinned_images (version 3, containerd 2.x), as at install. containerd
-# restarts only when the value changed, and it is read back from
-# containerd config dump. Without image_repository containerd keeps its
-# own, as at install.
-[[ -z "${CP_PARAM_IMAGE_REPOSITORY:-}" ]] || check image_repository "$CP_PARAM_IMAGE_REPOSITORY" \
-  '^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?(/[a-z0-9]+([._-][a-z0-9]+)*)*$' \
-  "a registry host[:port][/path] such as registry.mirror.internal:5000/k8s"
-# toml_get TABLE KEY prints KEY's value in TABLE of the TOML on stdin,
-# quotes and brackets removed; toml_set TABLE KEY VALUE sets it (the same
-# helpers as install-kubernetes-packages': headers compared without spaces
-# and with ' read as ").
-# shellcheck disable=SC2016 # awk's own $0, not the shell's
-toml_awk='
-function norm(h) { gsub(/[[:space:]]/, "", h); gsub(sprintf("%c", 39), "\"", h); return h }
-/^[[:space:]]*\[[^[]/ { cur = norm($0) }
-'
-toml_get() {
-  awk -v table="[$1]" -v key="$2" "$toml_awk"'
-    cur == table && $0 ~ "^[[:space:]]*" key "[[:space:]]*=" {
-      v = $0; sub(/^[^=]*=[[:space:]]*/, "", v); gsub(/["\047\[\][:space:]]/, "", v); print v; exit
-    }'
-}
-toml_set() {
-  awk -v table="[$1]" -v key="$2" -v val="$3" "$toml_awk"'
-    { line[NR] = $0 }
-    cur == table && !at { at = NR }
-    cur == table && !done && $0 ~ "^[[:space:]]*" key "[[:space:]]*=" {
-      match($0, /^[[:space:]]*/); line[NR] = substr($0, 1, RLENGTH) key " = " val; done = 1
-    }
-    END {
-      for (i = 1; i <= NR; i++) {
-        print line[i]
-        if (i == at && !done) print "  " key " = " val
-      }
-      if (!at) { print ""; print table; print "  " key " = " val }
-    }'
-}
-# sync_sandbox_image sets containerd's sandbox image to the pause image the
-# installed kubeadm lists for kubernetes_version under image_repository.
-sync_sandbox_image() {
-  [[ -n "${CP_PARAM_IMAGE_REPOSITORY:-}" ]] || return 0
-  local image_repo=$CP_PARAM_IMAGE_REPOSITORY conf=/etc/containerd/config.toml
-  local images pause table key old new_conf got
-  images=$(kubeadm config images list --kubernetes-version "v$version" --image-repository "$image_repo") ||
-    fail "kubeadm config images list --image-repository $image_repo failed"
-  pause=$(grep -m 1 -E '/pause:[A-Za-z0-9._-]+$' <<<"$images" || true)
-  [[ $pause == "$image_repo/pause:"* ]] ||
-    fail "kubeadm lists no pause image under image_repository $image_repo (got \"${pause:0:120}\")"
-  check "kubeadm's pause image" "$pause" '^[a-z0-9.:/-]+/pause:[A-Za-z0-9._-]+$' "an image name"
-  [[ -s "$conf" ]] || fail "$conf is missing: containerd's sandbox image cannot be set to $pause"
-  case "$(awk -F= '/^version[[:space:]]*=/ { gsub(/[[:space:]]/, "", $2); print $2; exit }' "$conf")" in
-  2) table='plugins."io.containerd.grpc.v1.cri"' key=sandbox_image ;;
-  3) table='plugins."io.containerd.cri.v1.images".pinned_images' key=sandbox ;;
-  *) fail "$conf is not a containerd config of version 2 or 3, in which this script sets the sandbox image" ;;
-  esac
-  old=$(toml_get "$table" "$key" <"$conf")
-  if [[ "$old" != "$pause" ]]; then
-    new_conf=$(toml_set "$table" "$key" "\"$pause\"" <"$conf")
-    printf '%s\n' "$new_conf" >"$conf.tmp"
-    mv "$conf.tmp" "$conf"
-    systemctl restart containerd
-    echo "containerd's sandbox image was \"${old:0:120}\"; now $pause, containerd restarted"
-  fi
-  got=$(containerd config dump | toml_get "$table" "$key")
-  [[ "$got" == "$pause" ]] ||
-    fail "containerd config dump gives the sandbox image \"${got:0:120}\", not $pause, which kubeadm v$version lists under image_repository"
-  echo "containerd's sandbox image is $pause"
-}
+# image_repository: containerd's sandbox image follows the new kubeadm
+# (sync_sandbox_image, below once it is installed).
+# shellcheck source=../lib/sandbox-image.sh
+source "${BASH_SOURCE[0]%/*}/../lib/sandbox-image.sh"
 
 export DEBIAN_FRONTEND=noninteractive
 kc=(--kubeconfig /etc/kubernetes/kubelet.conf)
