@@ -312,7 +312,11 @@ func reduce(nodes []*node, order []int32, level, rank []int32) {
 			continue
 		}
 		r.gen++
-		done := r.search(ns, memoBudget(len(ns)))
+		done := len(ns) <= memoMaxNeeds && r.byUp(ns, memoBudget(len(ns)))
+		if !done {
+			r.gen++
+			done = r.search(ns, memoBudget(len(ns)))
+		}
 		if !done && !r.byMemo(ns) {
 			r.gen++
 			r.search(ns, -1)
@@ -338,6 +342,12 @@ type reducer struct {
 	// 0 unknown, 1 yes, 2 no. Removing transitive edges keeps
 	// reachability, so answers stay true for the whole pass.
 	reach map[int32][]int8
+	// up lists, per node, the nodes that need it (from the needs before
+	// the pass: the same reachability), by level ascending; byUp walks it
+	// with upVisited, marked per searched need (upGen).
+	up        [][]int32
+	upVisited []uint32
+	upGen     uint32
 }
 
 const (
@@ -360,8 +370,91 @@ func memoBudget(needs int) int {
 
 func newReducer(nodes []*node, level, rank []int32) *reducer {
 	n := len(nodes)
+	up := make([][]int32, n)
+	for x, nd := range nodes {
+		for _, p := range nd.needs {
+			up[p] = append(up[p], int32(x))
+		}
+	}
+	for _, ds := range up {
+		slices.SortFunc(ds, func(a, b int32) int { return int(level[a] - level[b]) })
+	}
 	return &reducer{nodes: nodes, level: level, rank: rank, visited: make([]uint32, n), cand: make([]uint32, n),
-		redundant: make([]uint32, n), reach: map[int32][]int8{}}
+		redundant: make([]uint32, n), reach: map[int32][]int8{}, up: up, upVisited: make([]uint32, n)}
+}
+
+// byUp marks (for r.gen) each need of ns that another need reaches,
+// need by need: searching up from the need, through the nodes that need
+// it, to the level of the highest need (a per-host node has few such
+// nodes, where the search down from a need that fans in from every host,
+// such as a WireGuard mesh's keys, visits every host); or, when that
+// passes budget nodes (a node every host needs), by reachability from
+// each higher need, remembered per such target across the pass (they are
+// few: the shared nodes). False when a table it would need is over
+// memoMaxTargets.
+func (r *reducer) byUp(ns []int32, budget int) bool {
+	level, gen := r.level, r.gen
+	top := level[ns[0]] // ns is sorted by level descending
+	for _, u := range ns {
+		r.cand[u] = gen
+	}
+	for _, u := range ns {
+		if level[u] == top {
+			continue // no other need is above it to reach it
+		}
+		found, ok := r.upFrom(u, top, budget)
+		if !ok {
+			memo := r.reach[u]
+			if memo == nil {
+				if len(r.reach) >= memoMaxTargets {
+					return false
+				}
+				memo = make([]int8, len(r.nodes))
+				r.reach[u] = memo
+			}
+			for _, w := range ns {
+				if w != u && level[w] > level[u] && r.reaches(w, u, memo) {
+					found = true
+					break
+				}
+			}
+		}
+		if found {
+			r.redundant[u] = gen
+		}
+	}
+	return true
+}
+
+// upFrom searches up from u, through the nodes that need it, for another
+// candidate need (r.cand of r.gen) of level at most top: found says
+// whether one was; ok is false once more than budget nodes were pushed.
+func (r *reducer) upFrom(u, top int32, budget int) (found, ok bool) {
+	level, gen := r.level, r.gen
+	r.upGen++
+	r.upVisited[u] = r.upGen
+	r.stack = append(r.stack[:0], u)
+	pushed := 0
+	for len(r.stack) > 0 {
+		x := r.stack[len(r.stack)-1]
+		r.stack = r.stack[:len(r.stack)-1]
+		for _, d := range r.up[x] {
+			if level[d] > top {
+				break
+			}
+			if r.cand[d] == gen {
+				return true, true
+			}
+			if r.upVisited[d] != r.upGen {
+				r.upVisited[d] = r.upGen
+				r.stack = append(r.stack, d)
+				if pushed++; pushed > budget {
+					return false, false
+				}
+			}
+		}
+	}
+	return false, true
 }
 
 // search marks the needs of ns reachable from another need as redundant

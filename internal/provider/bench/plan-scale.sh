@@ -18,7 +18,7 @@
 # With INVENTORY=1 each count is planned twice in the same run: with the
 # hosts inline (mode=inline, the anchor) and with the same hosts in a
 # YAML inventory file (mode=inventory: inventory_file, whose hosts the
-# plan does not list).
+# plan does not list); INVENTORY=only plans the inventory mode alone.
 #
 # TOFU names the OpenTofu binary (default: bin/tofu of the tree); with
 # KEEP set, the scratch directory (configurations, plans, GNU time's
@@ -108,9 +108,11 @@ inventory() {
 }
 
 modes=(inline)
-if [ -n "${INVENTORY:-}" ]; then
-	modes=(inline inventory)
-fi
+case "${INVENTORY:-}" in
+'') ;;
+only) modes=(inventory) ;;
+*) modes=(inline inventory) ;;
+esac
 
 kb() { sed -n 's/^[[:space:]]*Maximum resident set size (kbytes): //p' "$1"; }
 # cpu_s FILE: user plus system seconds of a GNU time report.
