@@ -15,18 +15,12 @@ import (
 //   - KeepEvidence: the evidence of every job instance (job id and host,
 //     its instance id) an operation ran, the newest operation's for an
 //     instance that several ran;
-//   - LeftHosts, DropLeft, DropLeftArtifacts: what belonged to a host that
-//     left (a cluster's remove_node, a scenario's uninstall_node) leaves
-//     with it: its evidence and its node-scoped artifacts; cluster-scoped
+//   - DropStale: an earlier operation's checks of an instance whose
+//     idempotency key in the resource's own plan changed go;
+//   - DropLeft, DropLeftArtifacts: what belonged to a host that left (a
+//     cluster's remove_node, a scenario's uninstall_node) leaves with it:
+//     its evidence and its node-scoped artifacts; cluster-scoped
 //     artifacts stay, whichever host produced them.
-
-// RemoveNodeAction is the kubernetes pack's action that takes nodes out
-// of a cluster (intent.ClusterChanges names its targets).
-const RemoveNodeAction = "remove_node"
-
-// leaveActions are the actions whose targets leave the resource once the
-// action completed.
-var leaveActions = []string{RemoveNodeAction, LeaveAction}
 
 // KeepEvidence is prior with the evidence of each run after it, in
 // order: the checks of an instance a run recorded replace every check
@@ -71,17 +65,26 @@ func KeepEvidence(prior []engine.InstanceEvidence, runs ...[]engine.InstanceEvid
 	return out
 }
 
-// LeftHosts are the hosts that leave the resource when ops complete: the
-// targets of its remove_node and uninstall_node operations, sorted.
-func LeftHosts(ops []Op) []string {
-	var out []string
-	for _, op := range ops {
-		if slices.Contains(leaveActions, op.Action) {
-			out = append(out, op.Targets...)
-		}
+// DropStale is evs without the checks of the instances whose
+// idempotency key in the resource's own plan changed from before to
+// after an operation (before and after map instance ids to keys), or
+// that after no longer holds: what such a check proved was for a plan
+// that is no longer the resource's (an upgrade changed the version a
+// create's job rendered; a host left), so a refresh must not check it
+// again against the new one. Checks of instances before does not hold
+// (a day-2 job's) stay.
+func DropStale(evs []engine.InstanceEvidence, before, after map[string]string) []engine.InstanceEvidence {
+	if before == nil || after == nil {
+		return evs
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	return slices.DeleteFunc(slices.Clone(evs), func(e engine.InstanceEvidence) bool {
+		k, was := before[e.Instance]
+		if !was {
+			return false
+		}
+		n, is := after[e.Instance]
+		return !is || n != k
+	})
 }
 
 // DropLeft is evs without the checks of the hosts that left: those run

@@ -68,19 +68,29 @@ func TestKeepEvidence(t *testing.T) {
 	}
 }
 
-// Only remove_node and uninstall_node make hosts leave: their targets.
-func TestLeftHosts(t *testing.T) {
-	ops := []Op{
-		{Action: "add_node", Targets: []string{"w-9"}},
-		{Action: RemoveNodeAction, Targets: []string{"w-2", "m-3"}},
-		{Action: LeaveAction, Targets: []string{"w-2"}},
-		{Action: "relabel", Targets: []string{"w-1"}},
+// An earlier operation's check of an instance goes when the instance's
+// key in the own plan changed (an upgrade) or the instance left it (a
+// host removed); one whose key stayed, and one of an instance the own
+// plan never held, stay. Without both plans nothing goes.
+func TestDropStale(t *testing.T) {
+	evs := []engine.InstanceEvidence{
+		keptEv("prepare[w-1]", "w-1", "modules", "x"),
+		keptEv("render", "m-1", "rendered", "x"),
+		keptEv("prepare[w-2]", "w-2", "modules", "x"),
+		keptEv("upgrade-node[w-1]", "w-1", "version", "x"),
 	}
-	if got, want := LeftHosts(ops), []string{"m-3", "w-2"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("got %v want %v", got, want)
+	before := map[string]string{"prepare[w-1]": "prepare:w-1", "render": "render:1.34", "prepare[w-2]": "prepare:w-2"}
+	after := map[string]string{"prepare[w-1]": "prepare:w-1", "render": "render:1.35"}
+	got := evKeys(DropStale(evs, before, after))
+	want := []string{"prepare[w-1] modules=x", "upgrade-node[w-1] version=x"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q want %q", got, want)
 	}
-	if got := LeftHosts(ops[:1]); len(got) != 0 {
-		t.Errorf("add_node: %v, want none", got)
+	if got := DropStale(evs, nil, after); !reflect.DeepEqual(got, evs) {
+		t.Errorf("no plan before: %q", evKeys(got))
+	}
+	if len(evs) != 4 {
+		t.Errorf("DropStale changed its argument: %q", evKeys(evs))
 	}
 }
 
@@ -118,7 +128,7 @@ func TestDropLeftArtifacts(t *testing.T) {
 		"snapshot":  {ID: "snapshot", Outputs: protocol.Outputs{Artifacts: []protocol.ArtifactSpec{{ID: "etcd.snapshot", Scope: protocol.ScopeCluster}}}},
 	}}
 	leave := &protocol.Job{ID: "leave-mesh", Outputs: protocol.Outputs{Artifacts: []protocol.ArtifactSpec{{ID: "wireguard.left", Scope: protocol.ScopeNode}}}}
-	op := Op{Action: RemoveNodeAction, Targets: []string{"m-2"}, Composed: &planner.Composed{Pack: pack, Plan: &protocol.Plan{Instances: []*protocol.JobInstance{
+	op := Op{Action: "remove_node", Targets: []string{"m-2"}, Composed: &planner.Composed{Pack: pack, Plan: &protocol.Plan{Instances: []*protocol.JobInstance{
 		{ID: "leave-mesh[m-2]", JobID: "leave-mesh", Host: "m-2", Job: leave},
 	}}}}
 	arts := []protocol.Artifact{
@@ -129,7 +139,7 @@ func TestDropLeftArtifacts(t *testing.T) {
 		{ID: "undeclared", Host: "m-2", Producer: "gone-job[m-2]"},
 	}
 	var got []string
-	for _, a := range DropLeftArtifacts(arts, []Op{op}, LeftHosts([]Op{op})) {
+	for _, a := range DropLeftArtifacts(arts, []Op{op}, []string{"m-2"}) {
 		got = append(got, a.ID+"@"+a.Host)
 	}
 	want := []string{"host.identity@m-1", "etcd.snapshot@m-2", "undeclared@m-2"}

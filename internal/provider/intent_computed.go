@@ -143,9 +143,7 @@ func mergeInPlace(prev, next []protocol.Artifact) []protocol.Artifact {
 }
 
 // plannedArtifacts is the artifacts attribute apply leaves when it merges
-// what ops produce over kept (mergeInPlace, as record does), without the
-// node-scoped ones of the hosts that leave (intent.DropLeftArtifacts, as
-// record drops them once ops complete). An artifact
+// what ops produce over kept (mergeInPlace, as record does). An artifact
 // a planned instance produces (engine storeArtifacts) is known in what its
 // declaration and the instance decide: id, host, producer, sensitivity, an
 // empty ref for a value and an empty value for a secret, and no expiry
@@ -170,7 +168,7 @@ func plannedArtifacts(kept []protocol.Artifact, ops []intentOp) types.List {
 			}
 		}
 	}
-	merged := intent.DropLeftArtifacts(mergeInPlace(kept, placeholders), ops, intent.LeftHosts(ops))
+	merged := mergeInPlace(kept, placeholders)
 	elems := make([]attr.Value, 0, len(merged))
 	for _, a := range merged {
 		if v, ok := produced[[2]string{a.ID, a.Host}]; ok {
@@ -255,15 +253,15 @@ func (c computed) forgetOperation() { *c.Operation = types.ObjectNull(operationT
 // artifacts, and returns the artifacts: the last operation, the evidence
 // of every run (the skeleton keeps the prior state's under it:
 // keepPriorEvidence), the capabilities caps returns for them, and the
-// handle. The evidence and node-scoped artifacts of the hosts that left
-// in a completed operation are dropped (kept_evidence.go).
+// handle. What belonged to a host that left stays, as the plan shows it,
+// until the refresh after (dropGoneHosts, kept_evidence.go), so the plan
+// of a removal does not list it.
 func (c computed) record(results []opResult, prior []protocol.Artifact, caps func(last opResult, arts []protocol.Artifact) []protocol.Capability,
 	handle func(arts []protocol.Artifact, caps []protocol.Capability) intent.Handle) []protocol.Artifact {
 	arts := prior
 	for _, r := range results {
 		arts = mergeInPlace(arts, r.Result.Artifacts)
 	}
-	arts = intent.DropLeftArtifacts(arts, opsOf(results), leftIn(results))
 	last := results[len(results)-1]
 	*c.Operation = operationObject(last.Op.Action, &last.Result.Operation, last.Op.Composed.Plan, last.Result)
 	*c.Artifacts = artifactsList(arts)

@@ -61,9 +61,11 @@ func readIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], req
 	setIdentity(ctx, h, m, resp.Identity, &resp.Diagnostics)
 }
 
-// refreshIntent is what Read refreshes of an intent resource: its
-// evidence (refreshEvidence), then the summary of a completed operation.
+// refreshIntent is what Read refreshes of an intent resource: what
+// belonged to hosts that left (dropGoneHosts), its evidence
+// (refreshEvidence), then the summary of a completed operation.
 func refreshIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], m *M, diags *diag.Diagnostics) {
+	dropGoneHosts(b, h, m)
 	ops := refreshEvidence(ctx, b, h, m, diags)
 	summarizeCompleted(b, h, m, ops)
 }

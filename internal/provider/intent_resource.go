@@ -316,13 +316,13 @@ func updateIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], r
 	before := priorEvidence(h, prior)
 	if runDiags.HasError() {
 		h.failed(ctx, prior, results, &resp.Diagnostics)
-		keepPriorEvidence(h.computed(prior), before, results)
+		keepPriorEvidence(h.computed(prior), before, nil)
 		resp.Diagnostics.Append(resp.State.Set(ctx, prior)...)
 		setIdentity(ctx, h, prior, resp.Identity, &resp.Diagnostics)
 		return
 	}
 	h.recorded(ctx, plan, prior, results, &resp.Diagnostics)
-	keepPriorEvidence(h.computed(plan), before, results)
+	keepPriorEvidence(h.computed(plan), before, staleAfter(b, h, prior, plan))
 	clearHookWriteOnly(h, plan)
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 	afterApply(ctx, h, plan, ip, resp.State, resp.Identity, &resp.Diagnostics)
