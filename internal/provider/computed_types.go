@@ -124,15 +124,17 @@ func artifactsAttr() schema.ListAttribute {
 		"them, sorted by id then host, so a plan diffs them as what it produces. "+
 		"Public and internal ones carry their value; secret ones only a reference (`host:path`), a SHA-256 fingerprint and an expiry. "+
 		"Read a secret live with the `cp_artifact` ephemeral resource. A host that leaves (remove_node, a scenario's uninstall_node) "+
-		"takes the node-scoped artifacts it produced out of the state, as the plan of its removal shows; cluster-scoped ones stay. "+
+		"takes the node-scoped artifacts it produced out of the state at the refresh after its removal (the removal's plan and apply "+
+		"leave them, so its diff does not list them); cluster-scoped ones stay. "+
 		"A plan keeps known the artifacts apply leaves as they are; those its jobs produce are known after apply.", artifactType)
 }
 
 func evidenceAttr() schema.ListAttribute {
 	a := computedListOf("Evidence of every job instance the resource's operations ran, the newest operation's for an instance that "+
 		"several ran (a create's checks on the nodes a later add_node did not touch stay), and rechecked by refresh: each check with "+
-		"what it observed, whether it held and when it was checked. A host that leaves (remove_node, a scenario's uninstall_node) "+
-		"takes its checks out of the state. The checks of one id on a job's instances that agree are one entry: instance `JOB[*]`, host "+
+		"what it observed, whether it held and when it was checked. A check of an earlier operation whose job instance the "+
+		"resource's own plan no longer holds with the same idempotency key (after an upgrade, say) goes when the later operation "+
+		"completes; a host that leaves (remove_node, a scenario's uninstall_node) takes its checks out of the state at the refresh after. The checks of one id on a job's instances that agree are one entry: instance `JOB[*]`, host "+
 		"the hosts as ranges (e.g. `worker-1..7`) and the latest time one of them was checked; any other check, such as one that "+
 		"failed on one host, is an entry of its own (instance id and host). The evidence thus grows with the jobs, not the hosts. "+
 		"It holds no secret: it is marked sensitive only so that the diff of `tofu plan` shows it as one line, not the prior "+
