@@ -110,24 +110,39 @@ func refuseTwoSources(m *clusterModel, diags *diag.Diagnostics) bool {
 	return true
 }
 
-// modelGetSetter is a plan or state.
-type modelGetSetter interface {
-	Get(ctx context.Context, target any) diag.Diagnostics
-	Set(ctx context.Context, val any) diag.Diagnostics
+// attrGetter is a plan (or configuration): its attributes are read one
+// by one, so the hosts of a large inline list are never converted here.
+type attrGetter interface {
+	GetAttribute(ctx context.Context, p path.Path, target any) diag.Diagnostics
 }
 
-// planWithInventory puts the hosts of the plan's inventory file into the
-// plan; nil when the plan has none (or is null). At apply the SHA-256 of
-// the file read must be the planned one, if the plan knows it: a file
-// edited between plan and apply is refused. (At plan, the proposed
-// inventory_sha256 is the state's.)
-func planWithInventory(ctx context.Context, plan modelGetSetter, isNull, apply bool, kept *clusterModel, diags *diag.Diagnostics) *clusterModel {
+// planInventory reads the hosts of the plan's inventory file; nil when
+// the plan has none (or is null). The model returned holds what the
+// checks of the inventory need (inventory_file and its SHA-256, the
+// hosts, the parameters); withInventoryHosts passes it to the intent
+// skeleton, whose readConfig hook puts the hosts into its plan. At apply
+// the SHA-256 of the file read must be the planned one, if the plan
+// knows it: a file edited between plan and apply is refused. (At plan,
+// the proposed inventory_sha256 is the state's.)
+func planInventory(ctx context.Context, plan attrGetter, isNull, apply bool, kept *clusterModel, diags *diag.Diagnostics) *clusterModel {
 	if isNull {
 		return nil
 	}
 	var m clusterModel
-	if diags.Append(plan.Get(ctx, &m)...); diags.HasError() || !usesInventory(&m) {
+	var masters, workers types.List
+	diags.Append(plan.GetAttribute(ctx, path.Root("inventory_file"), &m.InventoryFile)...)
+	diags.Append(plan.GetAttribute(ctx, path.Root("inventory_sha256"), &m.InventorySHA256)...)
+	if diags.HasError() || !usesInventory(&m) {
 		return nil
+	}
+	diags.Append(plan.GetAttribute(ctx, path.Root("masters"), &masters)...)
+	diags.Append(plan.GetAttribute(ctx, path.Root("workers"), &workers)...)
+	diags.Append(plan.GetAttribute(ctx, path.Root("parameters"), &m.Parameters)...)
+	if diags.HasError() {
+		return nil
+	}
+	if !masters.IsNull() || !workers.IsNull() {
+		m.Masters = []nodeModel{}
 	}
 	planned := m.InventorySHA256
 	if refuseTwoSources(&m, diags) || !loadInventory(&m, kept, diags) {
@@ -139,8 +154,28 @@ func planWithInventory(ctx context.Context, plan modelGetSetter, isNull, apply b
 				m.InventoryFile.ValueString(), m.InventorySHA256.ValueString(), planned.ValueString()))
 		return nil
 	}
-	diags.Append(plan.Set(ctx, &m)...)
 	return &m
+}
+
+type inventoryKey struct{}
+
+// withInventoryHosts passes the inventory's hosts (planInventory) to the
+// intent skeleton's readConfig hook.
+func withInventoryHosts(ctx context.Context, m *clusterModel) context.Context {
+	if m == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, inventoryKey{}, m)
+}
+
+// fillInventoryHosts puts the hosts withInventoryHosts passed into m, a
+// plan of the same inventory file.
+func fillInventoryHosts(ctx context.Context, m *clusterModel) {
+	inv, ok := ctx.Value(inventoryKey{}).(*clusterModel)
+	if !ok || !usesInventory(m) || inv.InventoryFile.ValueString() != m.InventoryFile.ValueString() {
+		return
+	}
+	m.Masters, m.Workers, m.InventorySHA256 = inv.Masters, inv.Workers, inv.InventorySHA256
 }
 
 // stateWithInventory puts the hosts kept in private state into a state

@@ -48,13 +48,13 @@ func (r *KubernetesClusterResource) ModifyPlan(ctx context.Context, req resource
 	}
 	var plan *clusterModel
 	if !req.Plan.Raw.IsNull() && req.Config.Raw.IsFullyKnown() {
-		plan = planWithInventory(ctx, &req.Plan, false, false, prior, &resp.Diagnostics)
+		plan = planInventory(ctx, &req.Plan, false, false, prior, &resp.Diagnostics)
 	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	before := len(resp.Diagnostics)
-	r.intentResource.ModifyPlan(ctx, req, resp)
+	r.intentResource.ModifyPlan(withInventoryHosts(ctx, plan), req, resp)
 	own := resp.Diagnostics[before:]
 	if plan != nil {
 		own = inventoryDiags(plan, own)
@@ -104,11 +104,11 @@ func problemDiags(ps intent.Problems) diag.Diagnostics {
 // Create applies with the inventory's hosts and keeps them in private
 // state.
 func (r *KubernetesClusterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	plan := planWithInventory(ctx, &req.Plan, req.Plan.Raw.IsNull(), true, nil, &resp.Diagnostics)
+	plan := planInventory(ctx, &req.Plan, req.Plan.Raw.IsNull(), true, nil, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.intentResource.Create(ctx, req, resp)
+	r.intentResource.Create(withInventoryHosts(ctx, plan), req, resp)
 	if resp.State.Raw.IsNull() {
 		return
 	}
@@ -119,11 +119,11 @@ func (r *KubernetesClusterResource) Create(ctx context.Context, req resource.Cre
 // (state). A failed update keeps the prior state and its hosts.
 func (r *KubernetesClusterResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	stateWithInventory(ctx, &req.State, req.Private, &resp.Diagnostics)
-	plan := planWithInventory(ctx, &req.Plan, req.Plan.Raw.IsNull(), true, nil, &resp.Diagnostics)
+	plan := planInventory(ctx, &req.Plan, req.Plan.Raw.IsNull(), true, nil, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.intentResource.Update(ctx, req, resp)
+	r.intentResource.Update(withInventoryHosts(ctx, plan), req, resp)
 	if resp.Diagnostics.HasError() {
 		var d diag.Diagnostics
 		withoutInventoryHosts(ctx, &resp.State, &d)
@@ -143,9 +143,12 @@ func (r *KubernetesClusterResource) Delete(ctx context.Context, req resource.Del
 	r.intentResource.Delete(ctx, req, resp)
 }
 
-// readConfig: the cluster has no write-only argument; its inventory's
-// hosts are already in the plan (planWithInventory).
-func (clusterHooks) readConfig(context.Context, *clusterModel, tfsdk.Config, *diag.Diagnostics) {}
+// readConfig: the cluster has no write-only argument; it puts its
+// inventory's hosts, read by the resource's method (planInventory), into
+// the skeleton's plan.
+func (clusterHooks) readConfig(ctx context.Context, m *clusterModel, _ tfsdk.Config, _ *diag.Diagnostics) {
+	fillInventoryHosts(ctx, m)
+}
 
 // clearWriteOnly takes an inventory's hosts out of a plan or state
 // before it is returned, so neither lists them.
