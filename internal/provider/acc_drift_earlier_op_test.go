@@ -75,13 +75,12 @@ func namesHost(hosts []string, host string) bool {
 	return false
 }
 
-// stateKeepsHost checks whether the cluster's state holds evidence
-// naming host (want) and, when want, the create's evidence of
-// prepare-network there; and that it holds no artifact or evidence of
-// the hosts of gone.
+// stateKeepsHost checks that the cluster's state holds the create's
+// evidence modules_persisted of prepare-network on host, and no evidence
+// of the hosts of gone.
 func stateKeepsHost(host string, gone ...string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
-		evs, arts, err := stateHosts(s, "cp_kubernetes_cluster.k")
+		evs, _, err := stateHosts(s, "cp_kubernetes_cluster.k")
 		if err != nil {
 			return err
 		}
@@ -100,9 +99,28 @@ func stateKeepsHost(host string, gone ...string) resource.TestCheckFunc {
 					return fmt.Errorf("got: evidence %s of %v want: none of %s, which left", key, hosts, g)
 				}
 			}
+		}
+		return nil
+	}
+}
+
+// stateHoldsNoHost checks that the state of addr holds no artifact or
+// evidence of the hosts of gone.
+func stateHoldsNoHost(addr string, gone ...string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		evs, arts, err := stateHosts(s, addr)
+		if err != nil {
+			return err
+		}
+		for _, g := range gone {
+			for key, hosts := range evs {
+				if namesHost(hosts, g) {
+					return fmt.Errorf("got: %s keeps evidence %s of %v want: none of %s, which left", addr, key, hosts, g)
+				}
+			}
 			for id, hosts := range arts {
 				if namesHost(hosts, g) {
-					return fmt.Errorf("got: artifact %s of %s want: none of %s, which left", id, g, g)
+					return fmt.Errorf("got: %s keeps artifact %s of %s want: none of %s, which left", addr, id, g, g)
 				}
 			}
 		}
@@ -132,10 +150,11 @@ func stateHasArtifact(id, host string) resource.TestCheckFunc {
 // not touch: the create's evidence modules_persisted is still in state,
 // so the refresh checks it and the next plan repairs prepare-network on
 // worker-1, and the jobs following it there, and nothing on another
-// host. With the file back, worker-2 is removed (remove_node): the plan
-// of the removal predicts the state that apply leaves (OpenTofu checks
-// it), which holds no evidence and no artifact of worker-2, while the
-// cluster-scoped ones and the other nodes' stay.
+// host. With the file back, worker-2 is removed (remove_node): apply
+// leaves what the plan of the removal shows (OpenTofu checks it), and the
+// refresh after drops worker-2's evidence and node-scoped artifacts,
+// while the cluster-scoped ones and the other nodes' stay; the plan after
+// has no changes.
 func TestAccDrift_earlierOperation(t *testing.T) {
 	testAccPreCheck(t)
 	c := accHosts(t, "earlier", "master-1", "worker-1", "worker-2", "worker-3")
@@ -187,7 +206,15 @@ func TestAccDrift_earlierOperation(t *testing.T) {
 				Check: resource.ComposeTestCheckFunc(
 					resource.TestCheckResourceAttr("cp_kubernetes_cluster.k", "operation.action", "remove_node"),
 					resource.TestCheckResourceAttr("cp_kubernetes_cluster.k", "operation.status", "Completed"),
+					stateKeepsHost("worker-1"),
+					stateHasArtifact("host.identity", "worker-2"),
+				),
+			},
+			{
+				RefreshState: true,
+				Check: resource.ComposeTestCheckFunc(
 					stateKeepsHost("worker-1", "worker-2"),
+					stateHoldsNoHost("cp_kubernetes_cluster.k", "worker-2"),
 					stateHasArtifact("host.identity", "worker-3"),
 					stateHasArtifact("kubeconfig.admin", "master-1"),
 					stateHasArtifact("etcd.snapshot", "master-1"),
