@@ -13,8 +13,8 @@ import (
 // /querier/api/traces/<trace>?mode=blocks, for the trace and span of the
 // Job applied, answers from the query numbered after on as Tempo does
 // once a block holding the trace is in its blocklist: the trace's JSON
-// with the span id in base64 and the service cp-verify (or, with
-// otherSpan, another span of the trace). Any other path, an earlier query
+// with the span id in base64 and the service.name the Job's SERVICE
+// names (or, with otherSpan, another span of the trace). Any other path, an earlier query
 // or a trace no block holds (inBlocks false) gets the 404 kubectl reports.
 // Cases in extra come first.
 func tempoQuerier(inBlocks bool, after int, otherSpan bool, extra string) string {
@@ -30,12 +30,13 @@ func tempoQuerier(inBlocks bool, after int, otherSpan bool, extra string) string
     for a in "$@"; do [ "$prev" != --raw ] || raw=$a; prev=$a; done
     trace=$(sed -n 's/.*name: TRACE, value: "\([0-9a-f]*\)".*/\1/p' "$CP_TEST_STDIN" | tail -n 1)
     span=$(sed -n 's/.*name: SPAN, value: "\([0-9a-f]*\)".*/\1/p' "$CP_TEST_STDIN" | tail -n 1)
+    service=$(sed -n 's/.*name: SERVICE, value: "\([a-z-]*\)".*/\1/p' "$CP_TEST_STDIN" | tail -n 1)
     n=$(cat "$HOME/.queries" 2>/dev/null || echo 0); n=$((n + 1)); echo "$n" >"$HOME/.queries"
     if [ -n "$trace" ] && [ "$raw" = "/api/v1/namespaces/tempo/services/tempo:3100/proxy/querier/api/traces/$trace?mode=blocks" ] &&
       [ "$n" -gt ` + strconv.Itoa(after) + ` ] && ` + strconv.FormatBool(inBlocks) + `; then
       t64=$(printf %s "$trace" | tr a-f A-F | basenc --base16 -d | base64 -w0)
       s64=$(printf %s "` + span + `" | tr a-f A-F | basenc --base16 -d | base64 -w0)
-      printf '{"trace":{"batches":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"cp-verify"}}]},"scopeSpans":[{"scope":{},"spans":[{"traceId":"%s","spanId":"%s","name":"cp-verify","kind":"SPAN_KIND_INTERNAL"}]}]}]},"metrics":{"inspectedBytes":"412"}}\n' "$t64" "$s64"
+      printf '{"trace":{"batches":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"%s"}}]},"scopeSpans":[{"scope":{},"spans":[{"traceId":"%s","spanId":"%s","name":"cp-verify","kind":"SPAN_KIND_INTERNAL"}]}]}]},"metrics":{"inspectedBytes":"412"}}\n' "$service" "$t64" "$s64"
     else
       echo 'Error from server (NotFound): the server could not find the requested resource' >&2
       exit 1
