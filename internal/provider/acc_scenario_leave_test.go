@@ -20,7 +20,8 @@ import (
 // the pack's uninstall_node on worker-2 alone, and the apply removes the
 // agent there (its log says so) while worker-1 and master-1 keep theirs.
 // The plan after that is empty: the scenario's handle no longer lists
-// worker-2.
+// worker-2, and from the refresh after the leave its state keeps no
+// evidence or artifact of worker-2.
 func TestAccScenario_uninstallOnNodeLeave(t *testing.T) {
 	testAccPreCheck(t)
 	c := accHosts(t, "leave", "master-1", "worker-1", "worker-2")
@@ -71,6 +72,7 @@ resource "cp_scenario" "agent" {
 					hasAgent(map[string]string{"master-1": "present\n0", "worker-1": "present\n0", "worker-2": "gone\n1"}),
 				),
 			},
+			{RefreshState: true, Check: stateHoldsNoHost(addr, "worker-2")},
 		},
 	})
 }
