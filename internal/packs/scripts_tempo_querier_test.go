@@ -144,3 +144,23 @@ func tempoContainer(t *testing.T, job map[string]any, name string) map[string]an
 	t.Fatalf("no container %s in the Job %v", name, job)
 	return nil
 }
+
+// TestDeployTempoFullname: the chart names its Service and StatefulSet
+// RELEASE-tempo for a release name without "tempo", while the endpoints,
+// the verify Job, the querier path and the evidence name them after the
+// release: the values set fullnameOverride to the release name.
+func TestDeployTempoFullname(t *testing.T) {
+	const script = "tempo/scripts/deploy-tempo.sh"
+	arts := map[string]string{"kubeconfig.admin": "apiVersion: v1\n", "object_storage.s3.endpoint": "http://minio.minio.svc:9000\n"}
+	for _, release := range []string{"tempo", "traces"} {
+		h := newScriptHost(t)
+		succeeded(t, h.run(script, h.artifactEnv(packEnv(t, "tempo", map[string]string{"release_name": release}), arts)))
+		docs := yamlDocs(t, h.log(h.values))
+		if len(docs) != 1 || docs[0]["fullnameOverride"] != release {
+			t.Errorf("release %s: values %v, want fullnameOverride %s", release, docs, release)
+		}
+		if ep := h.read("/.out/tempo.endpoints"); !strings.Contains(ep, "query=http://"+release+".tempo.svc:3100") {
+			t.Errorf("release %s: endpoints %q", release, ep)
+		}
+	}
+}

@@ -34,7 +34,12 @@ host=${host%%/*}
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# fullnameOverride: the chart names its Service and StatefulSet after the
+# release only when the release name contains "tempo" (else
+# RELEASE-tempo); the pack's endpoints, its verify Job and its evidence
+# name them after the release.
 cat >"$work/values.yaml" <<YAML
+fullnameOverride: "$release"
 tempo:
   retention: "$CP_PARAM_RETENTION"
   extraArgs:
