@@ -549,6 +549,16 @@ func helmFullname(release, chart string) string {
 	return release + "-" + chart
 }
 
+// releaseFullname is the release's fullname for chart: the values'
+// fullnameOverride when set, as the charts' fullname helpers take it,
+// else helmFullname.
+func releaseFullname(r *Release, chart string) string {
+	if o, ok := r.Values["fullnameOverride"].(string); ok && o != "" {
+		return strings.TrimSuffix(o[:min(len(o), 63)], "-")
+	}
+	return helmFullname(r.Name, chart)
+}
+
 // chartBase is the chart's name from a reference (repo/name, oci://.../name, path).
 func chartBase(chart string) string {
 	chart = strings.TrimSuffix(chart, "/")
@@ -564,7 +574,7 @@ func chartBase(chart string) string {
 // and a Service named after the release.
 func releaseObjects(r *Release, now time.Time) []*Object {
 	name := chartBase(r.Chart)
-	full := helmFullname(r.Name, name)
+	full := releaseFullname(r, name)
 	labels := func(component string) map[string]string {
 		l := map[string]string{"app.kubernetes.io/instance": r.Name, "app.kubernetes.io/managed-by": "Helm", "app.kubernetes.io/name": name}
 		if r.Version != "" {

@@ -75,7 +75,7 @@ func (s *sim) tempoIngest(st *State, job *Object) {
 		if r == nil {
 			continue
 		}
-		if sts := s.findObject(st, resForKind("apps/v1", "StatefulSet"), r.Namespace, helmFullname(r.Name, "tempo")); sts == nil || s.podBlocker(st, sts) != "" {
+		if sts := s.findObject(st, resForKind("apps/v1", "StatefulSet"), r.Namespace, releaseFullname(r, "tempo")); sts == nil || s.podBlocker(st, sts) != "" {
 			continue
 		}
 		store, ok := tempoStorage(s, st, r)
@@ -95,7 +95,7 @@ func tempoRelease(st *State, service string) *Release {
 	sort.Strings(keys)
 	for _, k := range keys {
 		r := st.Releases[k]
-		if chartBase(r.Chart) == "tempo" && helmFullname(r.Name, "tempo")+"."+r.Namespace+".svc" == service {
+		if chartBase(r.Chart) == "tempo" && releaseFullname(r, "tempo")+"."+r.Namespace+".svc" == service {
 			return r
 		}
 	}
@@ -154,7 +154,7 @@ func tempoStorage(s *sim, st *State, r *Release) (blockStore, bool) {
 func simMinio(s *sim, st *State, endpoint string) bool {
 	for _, k := range sortedKeys(st.Releases) {
 		r := st.Releases[k]
-		full := helmFullname(r.Name, "minio")
+		full := releaseFullname(r, "minio")
 		if chartBase(r.Chart) != "minio" || full+"."+r.Namespace+".svc:9000" != endpoint {
 			continue
 		}

@@ -34,7 +34,7 @@ func (s *sim) kubectlRawProxy(st *State, raw string) int {
 	if r == nil || port != "3100" || !isTraces || !traceIDRe.MatchString(trace) || err != nil || len(q) != 1 || len(q["mode"]) != 1 || q.Get("mode") != "blocks" {
 		return s.notEmulated("kubectl", "get", "--raw", raw)
 	}
-	if sts := s.findObject(st, resForKind("apps/v1", "StatefulSet"), r.Namespace, helmFullname(r.Name, "tempo")); sts == nil || s.podBlocker(st, sts) != "" {
+	if sts := s.findObject(st, resForKind("apps/v1", "StatefulSet"), r.Namespace, releaseFullname(r, "tempo")); sts == nil || s.podBlocker(st, sts) != "" {
 		return s.fail(1, "Error from server (ServiceUnavailable): no endpoints available for service %q", name+":"+port)
 	}
 	body, found := s.tempoQuerier(st, r, trace)

@@ -251,3 +251,49 @@ func TestTempoQuerierBlocksInSimulatedMinio(t *testing.T) {
 		})
 	}
 }
+
+// TestTempoFullnameOverride: the tempo chart names its Service and
+// StatefulSet after the values' fullnameOverride; without it a release
+// whose name lacks "tempo" gets RELEASE-tempo. The Job's flush and the
+// querier follow the service the objects have.
+func TestTempoFullnameOverride(t *testing.T) {
+	const trace, span = "0123456789abcdef0123456789abcdef", "fedcba9876543210"
+	kc := "--kubeconfig=/etc/kubernetes/admin.conf"
+	for _, c := range []struct {
+		name, override, service string
+	}{
+		{"override", "fullnameOverride: traces\n", "traces"},
+		{"chart default", "", "traces-tempo"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			bucket := &s3Bucket{access: "tempo-key", objects: map[string]string{}}
+			srv := httptest.NewServer(bucket)
+			defer srv.Close()
+			e := newEnv(t)
+			initCluster(t, e, true)
+			e.write("master-1", "/root/values.yaml", c.override+`tempo:
+  extraEnvFrom:
+    - secretRef: {name: tempo-s3}
+  storage:
+    trace:
+      s3: {bucket: traces, endpoint: "`+strings.TrimPrefix(srv.URL, "http://")+`", insecure: true, access_key: "${AWS_ACCESS_KEY_ID}", secret_key: "${AWS_SECRET_ACCESS_KEY}"}
+`)
+			e.must("master-1", "helm", "upgrade", "--install", "traces", "tempo", "--repo", "https://grafana.github.io/helm-charts", "--namespace", "tracing",
+				"--create-namespace", "--values", "/root/values.yaml", kc)
+			e.write("master-1", "/root/ak", "tempo-key")
+			e.write("master-1", "/root/sk", "tempo-secret")
+			e.must("master-1", "kubectl", "-n", "tracing", "create", "secret", "generic", "tempo-s3", "--from-file=AWS_ACCESS_KEY_ID=/root/ak", "--from-file=AWS_SECRET_ACCESS_KEY=/root/sk")
+			for _, kind := range []string{"service", "statefulset"} {
+				if r := e.must("master-1", "kubectl", kc, "-n", "tracing", "get", kind, c.service, "-o", "name"); !strings.HasSuffix(strings.TrimSpace(r.out), "/"+c.service) {
+					t.Errorf("%s %s: %q", kind, c.service, r.out)
+				}
+			}
+			applySpanJob(e, "tempo-verify", c.service+".tracing.svc", trace, span)
+			e.must("master-1", "kubectl", kc, "get", "--raw=/api/v1/namespaces/tracing/services/"+c.service+":3100/proxy/querier/api/traces/"+trace+"?mode=blocks")
+			if c.service != "traces" {
+				e.fails("master-1", `services "traces" not found`, "kubectl", kc, "get",
+					"--raw=/api/v1/namespaces/tracing/services/traces:3100/proxy/querier/api/traces/"+trace+"?mode=blocks")
+			}
+		})
+	}
+}
