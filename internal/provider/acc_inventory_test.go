@@ -95,8 +95,10 @@ func hostsYAML(c *testhosts.Cluster, masters []string, workers ...string) string
 // A cluster from an inventory file through OpenTofu against test hosts:
 // create; the plan after is empty; a worker left out of the file plans
 // remove_node, shown as the change of inventory_sha256 and the removal's
-// DAG, never as hosts; apply removes it and the next plan is empty; with
-// the file deleted, destroy uses the hosts kept in private state.
+// DAG, never as hosts; apply removes it and the next plan is empty; an
+// import by a master's address is moved back to private state by the next
+// apply, which runs nothing; with the file deleted, destroy uses the hosts
+// kept in private state.
 func TestAccInventory_createRemoveWorkerDestroy(t *testing.T) {
 	testAccPreCheck(t)
 	c := accHosts(t, "inv-k8s", "master-1", "worker-1", "worker-2")
@@ -157,6 +159,25 @@ func TestAccInventory_createRemoveWorkerDestroy(t *testing.T) {
 	}
 	if out := r.mustTofu(0, "plan"); !strings.Contains(out, "No changes.") {
 		t.Fatalf("the plan after the removal is not empty:\n%s", out)
+	}
+
+	// Import by a master's address brings the hosts back as masters and
+	// workers lists (the record does not say they came from a file); the
+	// apply after moves them to private state and runs nothing.
+	m1, _ := c.Host("master-1")
+	r.mustTofu(0, "state", "rm", "cp_kubernetes_cluster.c")
+	r.mustTofu(0, "import", "cp_kubernetes_cluster.c", "inv-k8s@"+m1.Addr)
+	imported := r.mustTofu(0, "apply", "-auto-approve")
+	if !strings.Contains(imported, "+ inventory_sha256") || strings.Contains(imported, "kubernetes.add_node") ||
+		strings.Contains(imported, "kubernetes.remove_node") || strings.Contains(imported, "kubernetes.create") {
+		t.Errorf("the apply after the import runs an operation or lacks inventory_sha256:\n%s", imported)
+	}
+	must(t, json.Unmarshal([]byte(r.mustTofu(0, "state", "pull")), &st))
+	if inst := st.Resources[0].Instances[0]; inst.Attributes["masters"] != nil || inst.Attributes["workers"] != nil || inst.Private == "" {
+		t.Errorf("after the import's apply the state lists the hosts (masters %v, workers %v) or has no private state", inst.Attributes["masters"], inst.Attributes["workers"])
+	}
+	if out := r.mustTofu(0, "plan"); !strings.Contains(out, "No changes.") {
+		t.Fatalf("the plan after the import's apply is not empty:\n%s", out)
 	}
 
 	// With the file deleted, a plan warns and keeps the state's hosts;

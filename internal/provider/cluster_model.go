@@ -39,10 +39,13 @@ type clusterModel struct {
 	// Computed.
 	IntentComputed
 	InventorySHA256 types.String `tfsdk:"inventory_sha256"`
-	Nodes           types.List   `tfsdk:"nodes"`
-	Health          types.String `tfsdk:"health"`
-	APIEndpoint     types.String `tfsdk:"api_endpoint"`
-	Kubeconfig      types.String `tfsdk:"kubeconfig"`
+	// firstMaster is the first master of hosts from inventory_file once
+	// clearWriteOnly took them out, for the resource identity.
+	firstMaster *nodeModel   `tfsdk:"-"`
+	Nodes       types.List   `tfsdk:"nodes"`
+	Health      types.String `tfsdk:"health"`
+	APIEndpoint types.String `tfsdk:"api_endpoint"`
+	Kubeconfig  types.String `tfsdk:"kubeconfig"`
 }
 
 // nodeModel is one master or worker.

@@ -57,6 +57,8 @@ func (clusterHooks) identity(m *clusterModel) any {
 	id := clusterIdentityModel{Name: m.Name, Address: types.StringNull(), Port: types.Int64Null()}
 	if len(m.Masters) > 0 {
 		id.Address, id.Port = m.Masters[0].Address, m.Masters[0].Port
+	} else if m.firstMaster != nil { // hosts from inventory_file
+		id.Address, id.Port = m.firstMaster.Address, m.firstMaster.Port
 	}
 	return &id
 }

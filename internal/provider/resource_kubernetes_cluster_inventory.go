@@ -154,6 +154,10 @@ func (clusterHooks) readConfig(ctx context.Context, m *clusterModel, _ tfsdk.Con
 // before it is returned, so neither lists them.
 func (clusterHooks) clearWriteOnly(m *clusterModel) {
 	if usesInventory(m) {
+		if len(m.Masters) > 0 {
+			first := m.Masters[0]
+			m.firstMaster = &first
+		}
 		m.Masters, m.Workers = nil, nil
 	}
 }
