@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -10,6 +12,9 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/intentops/terraform-provider-cp/internal/testhosts"
 )
@@ -68,6 +73,38 @@ func TestAccInventory_refusedAtPlan(t *testing.T) {
 					ExpectNonEmptyPlan: true,
 					// OpenTofu wraps the detail: a space matches any space.
 					ExpectError: regexp.MustCompile(strings.ReplaceAll(tc.want, " ", `\s+`)),
+				}},
+			})
+		})
+	}
+}
+
+// An inventory_file known only at apply (another resource's output)
+// plans its SHA-256 as known after apply, so apply accepts the file it
+// then reads; a known one plans its SHA-256.
+func TestAccInventory_sha256KnownAtPlan(t *testing.T) {
+	dir := t.TempDir()
+	f := writeInventory(t, dir, "hosts.yaml", "masters:\n  - { name: master-1, address: 127.0.0.251 }\n")
+	sum := sha256.Sum256([]byte("masters:\n  - { name: master-1, address: 127.0.0.251 }\n"))
+	addr := "cp_kubernetes_cluster.c"
+	for _, tc := range []struct {
+		name, config string
+		check        plancheck.PlanCheck
+	}{
+		{"known", inventoryCluster(fmt.Sprintf("%q", f), ""),
+			plancheck.ExpectKnownValue(addr, tfjsonpath.New("inventory_sha256"), knownvalue.StringExact(hex.EncodeToString(sum[:])))},
+		{"unknown", fmt.Sprintf("resource \"terraform_data\" \"f\" {\n  input = %q\n}\n", f) + inventoryCluster("terraform_data.f.output", ""),
+			plancheck.ExpectUnknownValue(addr, tfjsonpath.New("inventory_sha256"))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resource.Test(t, resource.TestCase{
+				PreCheck:                 func() { testAccPreCheck(t) },
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				Steps: []resource.TestStep{{
+					Config:             badConfigProvider(t) + tc.config,
+					PlanOnly:           true,
+					ExpectNonEmptyPlan: true,
+					ConfigPlanChecks:   resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{tc.check}},
 				}},
 			})
 		})

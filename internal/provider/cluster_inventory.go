@@ -137,9 +137,13 @@ func planInventory(ctx context.Context, plan attrGetter, isNull, apply bool, kep
 	}
 	diags.Append(plan.GetAttribute(ctx, path.Root("masters"), &masters)...)
 	diags.Append(plan.GetAttribute(ctx, path.Root("workers"), &workers)...)
-	diags.Append(plan.GetAttribute(ctx, path.Root("parameters"), &m.Parameters)...)
+	var params types.Map
+	diags.Append(plan.GetAttribute(ctx, path.Root("parameters"), &params)...)
 	if diags.HasError() {
 		return nil
+	}
+	if !params.IsNull() {
+		m.Parameters, _ = mapValues(params) // unknown: the skeleton plans nothing yet
 	}
 	if !masters.IsNull() || !workers.IsNull() {
 		m.Masters = []nodeModel{}

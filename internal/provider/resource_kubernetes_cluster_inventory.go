@@ -47,7 +47,9 @@ func (r *KubernetesClusterResource) ModifyPlan(ctx context.Context, req resource
 		prior = getModel[clusterModel](ctx, req.State.Get, &resp.Diagnostics)
 	}
 	var plan *clusterModel
-	if !req.Plan.Raw.IsNull() && req.Config.Raw.IsFullyKnown() {
+	var file types.String
+	if !req.Plan.Raw.IsNull() {
+		resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("inventory_file"), &file)...)
 		plan = planInventory(ctx, &req.Plan, false, false, prior, &resp.Diagnostics)
 	}
 	if resp.Diagnostics.HasError() {
@@ -62,11 +64,15 @@ func (r *KubernetesClusterResource) ModifyPlan(ctx context.Context, req resource
 		own = inventoryDiags(prior, own)
 	}
 	resp.Diagnostics = append(resp.Diagnostics[:before:before], own...)
+	if file.IsUnknown() {
+		// The file is known at apply only: so is its SHA-256.
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("inventory_sha256"), types.StringUnknown())...)
+	}
 	if plan == nil || resp.Diagnostics.HasError() {
 		return
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("inventory_sha256"), plan.InventorySHA256)...)
-	if prior != nil {
+	if prior != nil && req.Config.Raw.IsFullyKnown() {
 		inventoryReplacement(prior, plan, resp)
 	}
 }
