@@ -46,6 +46,9 @@ case "${1:-up}" in
 up)
 	port=$(demo_port)
 	go build -o "$testhosts" ./cmd/cp-testhosts
+	# cp-testhosts takes the simulator beside it: build it too, so a copy
+	# left from an older checkout is never the one the hosts run.
+	go build -o "$bin/cp-hostsim" ./cmd/cp-hostsim
 	if [[ -f "$hosts/ready.json" ]]; then
 		"$testhosts" down -dir "$hosts" >/dev/null 2>&1 || true
 	fi
