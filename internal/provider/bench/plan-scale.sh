@@ -127,6 +127,7 @@ for mode in "${modes[@]}"; do
 	rm -f "$work"/rss/provider.*
 	if [ "$mode" = inventory ]; then
 		inventory "$n" >"$dir/hosts.yaml"
+		# shellcheck disable=SC2016 # ${path.module} is HCL, for OpenTofu
 		host_hcl='inventory_file           = "${path.module}/hosts.yaml"'
 	else
 		host_hcl="masters                  = $(hosts master 3 0)
