@@ -47,11 +47,11 @@ esac`
 // TestVerifyTempoTraceReadFromBlocks: the ingester answers the query API
 // from memory and a new block of the tenant can be another trace's, so
 // the trace sent must be read back from the backend: Tempo's querier in
-// blocks mode, through the service proxy, must return the span sent. A
-// trace held by the ingester only (the querier's blocks answer 404),
-// and an answer without the span sent, fail with a message naming the
-// trace, tenant and bucket; an answer that comes after the blocklist
-// poll passes. The evidence trace_in_backend_blocks holds only when the
+// blocks mode, through the service proxy, must return the trace and the
+// span sent. A trace held by the ingester only (the querier's blocks
+// answer 404), and an answer without the trace id or the span sent, fail
+// with a message naming the trace, tenant and bucket; an answer that
+// comes after the blocklist poll passes. The evidence trace_in_backend_blocks holds only when the
 // querier's blocks answer the recorded trace with the test span's service.
 func TestVerifyTempoTraceReadFromBlocks(t *testing.T) {
 	const script, file = "tempo/scripts/verify-ingestion-and-query.sh", "tempo/jobs/verify-ingestion-and-query.yaml"
@@ -63,24 +63,29 @@ func TestVerifyTempoTraceReadFromBlocks(t *testing.T) {
 		"object_storage.s3.credentials": "S3_ADMIN_API=minio\nS3_ADMIN_NAMESPACE=minio\nS3_ADMIN_SECRET=minio-root\n"}
 	const notInBlocks = "reached Tempo's ingester but not its backend blocks: the querier in blocks mode (/querier/api/traces/"
 	for _, c := range []struct {
-		name               string
-		arts               map[string]string
-		inBlocks, other    bool
-		after, wantQueries int
-		refusal            string
+		name                   string
+		arts                   map[string]string
+		inBlocks, other, trace bool
+		after, wantQueries     int
+		refusal                string
 	}{
-		{"bound S3, trace in a block", bound, true, false, 0, 1, ""},
-		{"bound S3, block seen after the blocklist poll", bound, true, false, 3, 4, ""},
-		{"bound S3, trace in the ingester only", bound, false, false, 0, 132, notInBlocks},
-		{"bound S3, another span answered", bound, true, true, 0, 132, notInBlocks},
-		{"MinIO, trace in a block", minio, true, false, 0, 1, ""},
-		{"MinIO, trace in the ingester only", minio, false, false, 0, 132, notInBlocks},
+		{"bound S3, trace in a block", bound, true, false, false, 0, 1, ""},
+		{"bound S3, block seen after the blocklist poll", bound, true, false, false, 3, 4, ""},
+		{"bound S3, trace in the ingester only", bound, false, false, false, 0, 132, notInBlocks},
+		{"bound S3, another span answered", bound, true, true, false, 0, 132, notInBlocks},
+		{"bound S3, another trace id answered", bound, true, false, true, 0, 132, notInBlocks},
+		{"MinIO, trace in a block", minio, true, false, false, 0, 1, ""},
+		{"MinIO, trace in the ingester only", minio, false, false, false, 0, 132, notInBlocks},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := newScriptHost(t)
 			h.stub("sleep", ``)
 			h.stub("aws", tempoAWS("None", fresh, meta, false))
-			h.stub("kubectl", tempoQuerier(c.inBlocks, c.after, c.other, ""))
+			stub := tempoQuerier(c.inBlocks, c.after, c.other, "")
+			if c.trace {
+				stub = strings.Replace(stub, `t64=$(printf %s "$trace"`, `t64=$(printf %s "`+strings.Repeat("f", 32)+`"`, 1)
+			}
+			h.stub("kubectl", stub)
 			env := h.artifactEnv(packEnv(t, "tempo", nil), c.arts)
 			res := h.run(script, env)
 			job := tempoVerifyJob(t, h)

@@ -11,7 +11,8 @@ set -euo pipefail
 # through the API server's service proxy at
 # /querier/api/traces/<trace>?mode=blocks, searches the blocks in object
 # storage only (never the ingesters) and answers 404 until a block holding
-# the trace is in its blocklist; the answer must carry the span sent.
+# the trace is in its blocklist; the answer must carry the trace and the
+# span sent.
 #
 # Where the bucket is read from depends on the storage:
 #   - a bound S3 provider (no S3_ADMIN_API in the credentials artifact):
@@ -88,8 +89,9 @@ head -c 16 /dev/urandom >"$work/trace"
 head -c 8 /dev/urandom >"$work/span"
 trace=$(od -An -tx1 <"$work/trace" | tr -d ' \n')
 span=$(od -An -tx1 <"$work/span" | tr -d ' \n')
+trace_b64=$(base64 -w0 <"$work/trace")
 span_b64=$(base64 -w0 <"$work/span")
-[[ "$trace" =~ ^[0-9a-f]{32}$ && "$span" =~ ^[0-9a-f]{16}$ && "$span_b64" =~ ^[A-Za-z0-9+/]{11}=$ ]] ||
+[[ "$trace" =~ ^[0-9a-f]{32}$ && "$span" =~ ^[0-9a-f]{16}$ && "$trace_b64" =~ ^[A-Za-z0-9+/]{22}==$ && "$span_b64" =~ ^[A-Za-z0-9+/]{11}=$ ]] ||
   fail "cannot draw a trace and span id from /dev/urandom"
 
 # The region requests are signed for: an AWS endpoint's own
@@ -265,13 +267,14 @@ querier="/api/v1/namespaces/$ns/services/$CP_PARAM_RELEASE_NAME:3100/proxy/queri
 read_back=""
 for _ in $(seq 1 132); do
   if body=$(kubectl "${kc[@]}" get --raw "$querier" 2>/dev/null) &&
-    [[ $body == *"\"$service\""* && ($body == *"\"$span_b64\""* || $body == *"\"$span\""*) ]]; then
+    [[ $body == *"\"$service\""* && ($body == *"\"$trace_b64\""* || $body == *"\"$trace\""*) &&
+      ($body == *"\"$span_b64\""* || $body == *"\"$span\""*) ]]; then
     read_back=1
     break
   fi
   sleep 5
 done
-[[ -n "$read_back" ]] || fail "trace $trace reached Tempo's ingester but not its backend blocks: the querier in blocks mode (/querier/api/traces/$trace?mode=blocks) did not return span $span from the blocks of tenant $tenant in bucket $bucket within 11 minutes of the flush; check Tempo's log for flush, S3 and blocklist poll errors (kubectl -n $ns logs statefulset/$CP_PARAM_RELEASE_NAME)"
+[[ -n "$read_back" ]] || fail "trace $trace reached Tempo's ingester but not its backend blocks: the querier in blocks mode (/querier/api/traces/$trace?mode=blocks) did not return trace $trace with span $span from the blocks of tenant $tenant in bucket $bucket within 11 minutes of the flush; check Tempo's log for flush, S3 and blocklist poll errors (kubectl -n $ns logs statefulset/$CP_PARAM_RELEASE_NAME)"
 echo "verify-ingestion-and-query: trace $trace read back from the blocks of tenant $tenant in s3://$bucket"
 echo "$trace" >"$CP_OUTPUT_DIR/tempo.verification_trace_id"
 echo "verify-ingestion-and-query: trace $trace ingested, queried, flushed to object storage and read back from its blocks"
