@@ -241,6 +241,9 @@ func withoutInventoryHosts(ctx context.Context, st *tfsdk.State, diags *diag.Dia
 // inventory_file, naming the file, the host's position and name and the
 // field, e.g. "hosts.yaml: workers[3].address (worker-4): ...".
 func inventoryDiags(m *clusterModel, diags diag.Diagnostics) diag.Diagnostics {
+	if !usesInventory(m) {
+		return diags // blocks: the diagnostics are on them already
+	}
 	var out diag.Diagnostics
 	for _, d := range diags {
 		dp, ok := d.(diag.DiagnosticWithPath)

@@ -110,6 +110,8 @@ func TestInventoryReplacement(t *testing.T) {
 		{"master added", model(one, ep("api:6443")), model(three, ep("api:6443")), nil, "", ""},
 		{"first master changed", model(one, ep("api:6443")), model(moved, ep("api:6443")), []string{"inventory_sha256"}, "The cluster is replaced", ""},
 		{"endpoint changed", model(three, ep("api:6443")), model(three, ep("api2:6443")), []string{"parameters"}, "The cluster is replaced", ""},
+		{"blocks again with the first master changed", model(one, ep("api:6443")), &clusterModel{InventoryFile: types.StringNull(), Masters: moved, Parameters: ep("api:6443")},
+			[]string{"masters"}, "The cluster is replaced", ""},
 		{"masters added while the endpoint changes", model(one, ep("api:6443")), model(three, ep("api2:6443")), nil, "", `parameters["control_plane_endpoint"]`},
 	} {
 		t.Run(strings.ReplaceAll(tc.name, " ", "_"), func(t *testing.T) {

@@ -68,6 +68,9 @@ func (r *KubernetesClusterResource) ModifyPlan(ctx context.Context, req resource
 		// The file is known at apply only: so is its SHA-256.
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("inventory_sha256"), types.StringUnknown())...)
 	}
+	if plan == nil && !resp.Diagnostics.HasError() {
+		inlineAfterInventory(ctx, prior, req, resp)
+	}
 	if plan == nil || resp.Diagnostics.HasError() {
 		return
 	}
@@ -75,6 +78,20 @@ func (r *KubernetesClusterResource) ModifyPlan(ctx context.Context, req resource
 	if prior != nil && req.Config.Raw.IsFullyKnown() {
 		inventoryReplacement(prior, plan, resp)
 	}
+}
+
+// inlineAfterInventory applies the masters' replacement rule to a plan
+// whose hosts are blocks again after an inventory file (mastersReplaced
+// sees no masters in the state).
+func inlineAfterInventory(ctx context.Context, prior *clusterModel, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if prior == nil || !usesInventory(prior) || resp.Plan.Raw.IsNull() || !req.Config.Raw.IsFullyKnown() {
+		return
+	}
+	plan := getModel[clusterModel](ctx, resp.Plan.Get, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() || usesInventory(plan) {
+		return
+	}
+	inventoryReplacement(prior, plan, resp)
 }
 
 // inventoryReplacement is mastersReplaced and parametersReplaced for a
@@ -91,8 +108,11 @@ func inventoryReplacement(prior, plan *clusterModel, resp *resource.ModifyPlanRe
 		resp.Diagnostics.Append(inventoryDiags(plan, problemDiags(intent.Problems{*c.Refused}))...)
 	case c.Replace:
 		at := path.Root("inventory_sha256")
-		if len(c.ReasonPath) > 0 && c.ReasonPath[0].Name == "parameters" {
+		switch {
+		case len(c.ReasonPath) > 0 && c.ReasonPath[0].Name == "parameters":
 			at = path.Root("parameters")
+		case !usesInventory(plan):
+			at = path.Root("masters") // blocks again after the file
 		}
 		resp.RequiresReplace = append(resp.RequiresReplace, at)
 		var w diag.Diagnostics
