@@ -217,6 +217,37 @@ func TestAccInventory_createRemoveWorkerDestroy(t *testing.T) {
 		t.Fatalf("the plan after the import's apply is not empty:\n%s", out)
 	}
 
+	// Back to blocks with the same hosts: an update that runs nothing,
+	// the hosts in state again and none in private state; then to the
+	// file again.
+	approvals := `approvals = [{ gate = "confirm-node-removal", option = "remove node" }, { gate = "confirm-cluster-deletion", option = "delete cluster" }]`
+	r.write(accProvider(c, "") + fmt.Sprintf(`
+resource "cp_kubernetes_cluster" "c" {
+  name    = "inv-k8s"
+  storage = "none"
+  masters = %s
+  workers = %s
+  %s
+}
+`, nodesHCL(c, "master-1"), nodesHCL(c, "worker-1"), approvals))
+	inline := r.mustTofu(0, "apply", "-auto-approve")
+	if !strings.Contains(inline, "- inventory_sha256") || strings.Contains(inline, "kubernetes.") && strings.Contains(inline, "will run") {
+		t.Errorf("moving the hosts back to blocks runs an operation or keeps inventory_sha256:\n%s", inline)
+	}
+	must(t, json.Unmarshal([]byte(r.mustTofu(0, "state", "pull")), &st))
+	if inst := st.Resources[0].Instances[0]; inst.Attributes["masters"] == nil {
+		t.Errorf("with blocks again the state has no masters")
+	}
+	if out := r.mustTofu(0, "plan"); !strings.Contains(out, "No changes.") {
+		t.Fatalf("the plan after moving back to blocks is not empty:\n%s", out)
+	}
+	r.write(accProvider(c, "") + inventoryCluster(`"${path.module}/hosts.yaml"`, `storage = "none"
+  `+approvals))
+	r.mustTofu(0, "apply", "-auto-approve")
+	if out := r.mustTofu(0, "plan"); !strings.Contains(out, "No changes.") {
+		t.Fatalf("the plan after moving to the file again is not empty:\n%s", out)
+	}
+
 	// With the file deleted, a plan warns and keeps the state's hosts;
 	// destroy uses them.
 	must(t, os.Remove(hosts))

@@ -177,8 +177,13 @@ func (clusterHooks) readConfig(ctx context.Context, m *clusterModel, _ tfsdk.Con
 }
 
 // clearWriteOnly takes an inventory's hosts out of a plan or state
-// before it is returned, so neither lists them.
+// before it is returned, so neither lists them; with blocks,
+// inventory_sha256 is null (not the unknown the framework plans for a
+// computed attribute, nor an earlier file's).
 func (clusterHooks) clearWriteOnly(m *clusterModel) {
+	if m.InventoryFile.IsNull() {
+		m.InventorySHA256 = types.StringNull()
+	}
 	if usesInventory(m) {
 		if len(m.Masters) > 0 {
 			first := m.Masters[0]
