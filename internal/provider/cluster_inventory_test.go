@@ -156,3 +156,24 @@ func TestLoadInventoryMissingFile(t *testing.T) {
 		t.Fatalf("an existing file: %v %+v", diags, m)
 	}
 }
+
+// Before a plan or state is returned, an inventory's hosts leave the
+// model (the first master kept for the identity), and with blocks
+// inventory_sha256 is null, never the unknown a computed attribute is
+// planned as (apply would fail with it).
+func TestClusterClearWriteOnly(t *testing.T) {
+	inv := &clusterModel{InventoryFile: types.StringValue("hosts.yaml"), InventorySHA256: types.StringValue("abc"),
+		Masters: []nodeModel{invMaster("master-1", "10.0.0.1")}, Workers: []nodeModel{invMaster("worker-1", "10.0.0.2")}}
+	clusterHooks{}.clearWriteOnly(inv)
+	if inv.Masters != nil || inv.Workers != nil || inv.InventorySHA256.ValueString() != "abc" {
+		t.Fatalf("inventory cluster: %+v", inv)
+	}
+	if id := (clusterHooks{}).identity(inv).(*clusterIdentityModel); id.Address.ValueString() != "10.0.0.1" {
+		t.Fatalf("identity address %s, want the first master's", id.Address)
+	}
+	blocks := &clusterModel{InventoryFile: types.StringNull(), InventorySHA256: types.StringUnknown(), Masters: []nodeModel{invMaster("master-1", "10.0.0.1")}}
+	clusterHooks{}.clearWriteOnly(blocks)
+	if !blocks.InventorySHA256.IsNull() || len(blocks.Masters) != 1 {
+		t.Fatalf("cluster with blocks: %+v", blocks)
+	}
+}
