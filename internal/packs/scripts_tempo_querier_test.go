@@ -1,7 +1,6 @@
 package packs
 
 import (
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,6 +24,8 @@ func tempoQuerier(inBlocks bool, after int, otherSpan bool, extra string) string
 	return `case " $* " in
 ` + extra + `
   *" -f - "*) cat >>"$CP_TEST_STDIN"; echo '---' >>"$CP_TEST_STDIN" ;;
+  *" get job tempo-verify -o jsonpath="*'[?(@.name=="TRACE")].value}'*)
+    sed -n 's/.*name: TRACE, value: "\([0-9a-f]*\)".*/\1/p' "$CP_TEST_STDIN" | tail -n 1 | tr -d '\n' ;;
   *" get --raw "*)
     raw= prev=
     for a in "$@"; do [ "$prev" != --raw ] || raw=$a; prev=$a; done
@@ -123,9 +124,8 @@ func TestVerifyTempoTraceReadFromBlocks(t *testing.T) {
 				}
 			}
 
-			// The evidence asks the querier again for the recorded trace.
-			h.write("/.out/tempo.verification_trace_id", trace+"\n")
-			env["CP_OUTPUT_DIR"] = filepath.Join(h.root, ".out")
+			// The evidence asks the querier again for the trace the Job
+			// tempo-verify sent.
 			h.write("/.queries", "1000\n")
 			if ok, got := h.evidence(file, "trace_in_backend_blocks", env); ok != c.inBlocks {
 				t.Errorf("trace_in_backend_blocks = %v (%q), want %v", ok, got, c.inBlocks)
