@@ -1,8 +1,8 @@
 # shellcheck shell=bash
 # containerd's sandbox (pause) image set to the pause image the installed
 # kubeadm lists under image_repository. The including script defines
-# check NAME VALUE REGEX FORM and fail MESSAGE, and has checked
-# kubernetes_version into $version (without its v).
+# check NAME VALUE REGEX FORM and fail MESSAGE, includes lib/toml.sh
+# first, and has checked kubernetes_version into $version (without its v).
 #
 # A newer kubeadm may name a newer pause tag than the one
 # install-kubernetes-packages set (kubeadm upgrade's preflight warns of
@@ -18,36 +18,6 @@
 [[ -z "${CP_PARAM_IMAGE_REPOSITORY:-}" ]] || check image_repository "$CP_PARAM_IMAGE_REPOSITORY" \
   '^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?(/[a-z0-9]+([._-][a-z0-9]+)*)*$' \
   "a registry host[:port][/path] such as registry.mirror.internal:5000/k8s"
-# toml_get TABLE KEY prints KEY's value in TABLE of the TOML on stdin,
-# quotes and brackets removed; toml_set TABLE KEY VALUE sets it (the same
-# helpers as install-kubernetes-packages': headers compared without spaces
-# and with ' read as ").
-# shellcheck disable=SC2016 # awk's own $0, not the shell's
-toml_awk='
-function norm(h) { gsub(/[[:space:]]/, "", h); gsub(sprintf("%c", 39), "\"", h); return h }
-/^[[:space:]]*\[[^[]/ { cur = norm($0) }
-'
-toml_get() {
-  awk -v table="[$1]" -v key="$2" "$toml_awk"'
-    cur == table && $0 ~ "^[[:space:]]*" key "[[:space:]]*=" {
-      v = $0; sub(/^[^=]*=[[:space:]]*/, "", v); gsub(/["\047\[\][:space:]]/, "", v); print v; exit
-    }'
-}
-toml_set() {
-  awk -v table="[$1]" -v key="$2" -v val="$3" "$toml_awk"'
-    { line[NR] = $0 }
-    cur == table && !at { at = NR }
-    cur == table && !done && $0 ~ "^[[:space:]]*" key "[[:space:]]*=" {
-      match($0, /^[[:space:]]*/); line[NR] = substr($0, 1, RLENGTH) key " = " val; done = 1
-    }
-    END {
-      for (i = 1; i <= NR; i++) {
-        print line[i]
-        if (i == at && !done) print "  " key " = " val
-      }
-      if (!at) { print ""; print table; print "  " key " = " val }
-    }'
-}
 # sync_sandbox_image sets containerd's sandbox image to the pause image the
 # installed kubeadm lists for kubernetes_version under image_repository.
 sync_sandbox_image() {

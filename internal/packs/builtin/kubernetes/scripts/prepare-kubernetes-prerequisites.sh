@@ -89,65 +89,13 @@ if [[ "$current" != "v$version" ]]; then
 fi
 # image_repository: containerd's sandbox (pause) image becomes the pause
 # image kubeadm lists for that repository and kubernetes_version, so that
-# no Pod sandbox is pulled from registry.k8s.io: sandbox_image of the CRI
-# plugin (config version 2, containerd 1.6/1.7) or sandbox of the CRI
-# images plugin's pinned_images (version 3, containerd 2.x), read back
-# from containerd config dump. Empty leaves containerd's own.
-if [[ -n "${CP_PARAM_IMAGE_REPOSITORY:-}" ]]; then
-  image_repo=$CP_PARAM_IMAGE_REPOSITORY
-  # toml_get TABLE KEY prints KEY's value in TABLE of the TOML on stdin,
-  # quotes and brackets removed; toml_set TABLE KEY VALUE sets it (the
-  # same helpers as install-container-runtime's: headers compared without
-  # spaces and with ' read as ").
-  # shellcheck disable=SC2016 # awk's own $0, not the shell's
-  toml_awk='
-function norm(h) { gsub(/[[:space:]]/, "", h); gsub(sprintf("%c", 39), "\"", h); return h }
-/^[[:space:]]*\[[^[]/ { cur = norm($0) }
-'
-  toml_get() {
-    awk -v table="[$1]" -v key="$2" "$toml_awk"'
-      cur == table && $0 ~ "^[[:space:]]*" key "[[:space:]]*=" {
-        v = $0; sub(/^[^=]*=[[:space:]]*/, "", v); gsub(/["\047\[\][:space:]]/, "", v); print v; exit
-      }'
-  }
-  toml_set() {
-    awk -v table="[$1]" -v key="$2" -v val="$3" "$toml_awk"'
-      { line[NR] = $0 }
-      cur == table && !at { at = NR }
-      cur == table && !done && $0 ~ "^[[:space:]]*" key "[[:space:]]*=" {
-        match($0, /^[[:space:]]*/); line[NR] = substr($0, 1, RLENGTH) key " = " val; done = 1
-      }
-      END {
-        for (i = 1; i <= NR; i++) {
-          print line[i]
-          if (i == at && !done) print "  " key " = " val
-        }
-        if (!at) { print ""; print table; print "  " key " = " val }
-      }'
-  }
-  images=$(kubeadm config images list --kubernetes-version "v$version" --image-repository "$image_repo") ||
-    fail "kubeadm config images list --image-repository $image_repo failed"
-  pause=$(grep -m 1 -E '/pause:[A-Za-z0-9._-]+$' <<<"$images" || true)
-  [[ $pause == "$image_repo/pause:"* ]] ||
-    fail "kubeadm lists no pause image under image_repository $image_repo (got \"${pause:0:120}\")"
-  check "kubeadm's pause image" "$pause" '^[a-z0-9.:/-]+/pause:[A-Za-z0-9._-]+$' "an image name"
-  conf=/etc/containerd/config.toml
-  case "$(awk -F= '/^version[[:space:]]*=/ { gsub(/[[:space:]]/, "", $2); print $2; exit }' "$conf")" in
-  2) sandbox_table='plugins."io.containerd.grpc.v1.cri"' sandbox_key=sandbox_image ;;
-  3) sandbox_table='plugins."io.containerd.cri.v1.images".pinned_images' sandbox_key=sandbox ;;
-  *) fail "$conf is not a containerd config of version 2 or 3, in which this script sets the sandbox image" ;;
-  esac
-  if [[ "$(toml_get "$sandbox_table" "$sandbox_key" <"$conf")" != "$pause" ]]; then
-    new_conf=$(toml_set "$sandbox_table" "$sandbox_key" "\"$pause\"" <"$conf")
-    printf '%s\n' "$new_conf" >"$conf.tmp"
-    mv "$conf.tmp" "$conf"
-    systemctl restart containerd
-  fi
-  got=$(containerd config dump | toml_get "$sandbox_table" "$sandbox_key")
-  [[ "$got" == "$pause" ]] ||
-    fail "containerd config dump gives the sandbox image \"${got:0:120}\", not $pause from image_repository"
-  echo "containerd's sandbox image is $pause"
-fi
+# no Pod sandbox is pulled from registry.k8s.io (lib/sandbox-image.sh).
+# Empty leaves containerd's own.
+# shellcheck source=../lib/toml.sh
+source "${BASH_SOURCE[0]%/*}/../lib/toml.sh"
+# shellcheck source=../lib/sandbox-image.sh
+source "${BASH_SOURCE[0]%/*}/../lib/sandbox-image.sh"
+sync_sandbox_image
 # Longhorn's host requirements when storage is longhorn: open-iscsi with
 # iscsid enabled and running, nfs-common (RWX volumes), and, where
 # multipathd is installed (Ubuntu's server images), the blacklist

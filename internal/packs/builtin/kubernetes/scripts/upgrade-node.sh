@@ -28,6 +28,8 @@ check node_ready_timeout "${CP_PARAM_NODE_READY_TIMEOUT:-}" '^[+]?(([0-9]{1,15}(
 
 # image_repository: containerd's sandbox image follows the new kubeadm
 # (sync_sandbox_image, below once it is installed).
+# shellcheck source=../lib/toml.sh
+source "${BASH_SOURCE[0]%/*}/../lib/toml.sh"
 # shellcheck source=../lib/sandbox-image.sh
 source "${BASH_SOURCE[0]%/*}/../lib/sandbox-image.sh"
 
