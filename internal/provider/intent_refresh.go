@@ -402,17 +402,7 @@ func ownKeys[M any](b *intentBase, h intentHooks[M], prior *M) map[string]string
 	if prior == nil || b.data == nil || !b.data.RefreshEvidence || !operationCompleted(*h.computed(prior).Operation) {
 		return nil
 	}
-	ops, err := ownOps(b, h, prior)
-	if err != nil {
-		return nil
-	}
-	out := map[string]string{}
-	for _, op := range ops {
-		for _, in := range op.Composed.Plan.Instances {
-			out[in.ID] = in.IdempotencyKey
-		}
-	}
-	return out
+	return ownKeysOf(b, h, prior)
 }
 
 // withRepair is the changes of a plan: those the configuration asks
