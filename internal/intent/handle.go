@@ -26,8 +26,12 @@ type Handle struct {
 	APIEndpoint string `json:"api_endpoint,omitempty"`
 	// PackVersion is the version of the pack the resource was planned
 	// with.
-	PackVersion  string                `json:"pack_version,omitempty"`
-	Hosts        []HandleHost          `json:"hosts,omitempty"`
+	PackVersion string       `json:"pack_version,omitempty"`
+	Hosts       []HandleHost `json:"hosts,omitempty"`
+	// Inventory, set instead of Hosts for a cluster whose hosts come from
+	// an inventory file, refers to the file; DecodeClusterHandle reads
+	// the hosts from it.
+	Inventory    *HandleInventory      `json:"inventory,omitempty"`
 	Capabilities []protocol.Capability `json:"capabilities,omitempty"`
 	Artifacts    []HandleArtifact      `json:"artifacts"`
 	// Record, when set, names the intent record (on the handle's masters)
@@ -81,6 +85,10 @@ type ClusterHandleSpec struct {
 	Name, Environment, Region, Version, APIEndpoint string
 	Pack                                            *protocol.ScenarioPack
 	Hosts                                           []protocol.Host
+	// Inventory, when the hosts come from an inventory file
+	// (InventoryRef), is the handle's reference to them: the handle
+	// then lists no hosts.
+	Inventory *HandleInventory
 	// Capabilities are the pack's exports with the configuration's
 	// values (Provided without reported values).
 	Capabilities []protocol.Capability
@@ -98,8 +106,12 @@ func NewClusterHandle(s ClusterHandleSpec) Handle {
 	if s.Pack != nil {
 		h.PackVersion = s.Pack.Version
 	}
-	for _, x := range s.Hosts {
-		h.Hosts = append(h.Hosts, HandleHost{Name: x.Name, Address: x.Address, Port: x.Port, Role: x.Role})
+	if s.Inventory != nil {
+		h.Inventory = s.Inventory
+	} else {
+		for _, x := range s.Hosts {
+			h.Hosts = append(h.Hosts, HandleHost{Name: x.Name, Address: x.Address, Port: x.Port, Role: x.Role})
+		}
 	}
 	for _, id := range CreatedArtifacts(s.Pack) {
 		h.Artifacts = append(h.Artifacts, HandleArtifact{ID: id})
@@ -195,9 +207,17 @@ func DecodeHandle(s, kind string) (Handle, error) {
 }
 
 // DecodeClusterHandle reads a cluster handle: kind kubernetes.cluster, a
-// name and at least one host.
+// name and at least one host. A handle with an inventory reference gets
+// its hosts from the file, whose SHA-256 must be the handle's, or else
+// from the hosts kept for that digest (KeepInventoryHosts); failing both
+// the error wraps ErrInventoryUnavailable and says which file and digest.
 func DecodeClusterHandle(s string) (Handle, error) {
 	h, err := DecodeHandle(s, ClusterKind)
+	if err == nil && h.Inventory != nil {
+		if err = h.resolveInventory(); err != nil {
+			return h, fmt.Errorf("cluster %s: %w", h.Name, err)
+		}
+	}
 	if err == nil && len(h.Hosts) == 0 {
 		err = fmt.Errorf("not a %s handle: %s lists no hosts", kindLabel(ClusterKind), h.Name)
 	}
