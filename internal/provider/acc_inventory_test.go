@@ -187,7 +187,8 @@ func TestAccInventory_createRemoveWorkerDestroy(t *testing.T) {
 			t.Errorf("the plan of the edited inventory lists a host: %q", l)
 		}
 	}
-	if strings.Contains(plan, "masters") || strings.Contains(plan, "workers ") {
+	// (The handle names how many masters and workers the file lists.)
+	if regexp.MustCompile(`(?m)^\s+[-+~] (masters|workers)\s`).MatchString(plan) {
 		t.Errorf("the plan of the edited inventory shows masters or workers:\n%s", plan)
 	}
 	r.mustTofu(0, "apply", "-auto-approve")
@@ -296,6 +297,15 @@ resource "cp_kubernetes_cluster" "prod" {
 	checkGolden(t, "plan_1000_inventory.golden", got)
 	if n := lineCount(got); n > 200 {
 		t.Errorf("tofu plan of a 1,000-node create from an inventory file is %d lines, want at most 200:\n%s", n, got)
+	}
+	// The handle refers to the inventory, so the whole plan fits a
+	// pull-request comment cut at 60,000 characters.
+	t.Logf("tofu plan of a 1,000-node create from an inventory file: %d bytes", len(got))
+	if len(got) >= 60000 {
+		t.Errorf("tofu plan of a 1,000-node create from an inventory file is %d bytes, want under 60,000:\n%s", len(got), got)
+	}
+	if !regexp.MustCompile(`\+ handle += "cp\.handle\.v1 .*\\"inventory\\":\{\\"file\\":\\"<tmp>/work/hosts\.yaml\\",\\"sha256\\":\\"[0-9a-f]{64}\\",\\"masters\\":3,\\"workers\\":997,`).MatchString(got) {
+		t.Errorf("the handle does not refer to the inventory file:\n%s", got)
 	}
 	if hostEntryRE.MatchString(got) || strings.Contains(got, `address = "10.1.`) {
 		t.Errorf("the plan lists the inventory's hosts:\n%s", got)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -13,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/intentops/terraform-provider-cp/internal/intent"
+	"github.com/intentops/terraform-provider-cp/internal/protocol"
 )
 
 // A cluster's hosts given by file (inventory_file). The plan and state
@@ -291,4 +293,19 @@ func hostAt(m *clusterModel, p path.Path) string {
 		return ""
 	}
 	return list[idx].Name.ValueString()
+}
+
+// handleInventory is the handle's reference to the hosts of a cluster
+// whose hosts come from a file with a known SHA-256: the file's absolute
+// path (consumers read it from their own working directory, the same
+// one) and digest, so the handle does not list the hosts; nil otherwise.
+func handleInventory(m *clusterModel, hosts []protocol.Host) *intent.HandleInventory {
+	if !usesInventory(m) || m.InventorySHA256.IsNull() || m.InventorySHA256.IsUnknown() || m.InventorySHA256.ValueString() == "" || len(hosts) == 0 {
+		return nil
+	}
+	file, err := filepath.Abs(m.InventoryFile.ValueString())
+	if err != nil {
+		return nil
+	}
+	return intent.InventoryRef(file, m.InventorySHA256.ValueString(), hosts)
 }

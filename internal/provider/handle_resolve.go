@@ -105,3 +105,60 @@ func handleArtifacts(ctx context.Context, data *providerData, ch intent.Handle) 
 	}
 	return arts, nil
 }
+
+// privHandleHosts is the private-state key of the hosts a resource on a
+// cluster handle with an inventory reference resolved from the file:
+// refresh and destroy use them when the file is gone or changed
+// (intent.KeepInventoryHosts), as the cluster uses its own kept hosts.
+const privHandleHosts = "cp.handle.inventory"
+
+// keptHandleHosts is what privHandleHosts holds.
+type keptHandleHosts struct {
+	SHA256 string              `json:"sha256"`
+	Hosts  []intent.HandleHost `json:"hosts"`
+}
+
+// keepHandleHosts keeps, in the resource's private state, the hosts ch
+// (decoded) resolved from its inventory reference; nothing for a handle
+// that lists its hosts.
+func keepHandleHosts(ctx context.Context, p privateWriter, ch *intent.Handle, diags *diag.Diagnostics) {
+	if p == nil || ch == nil || ch.Inventory == nil || len(ch.Hosts) == 0 {
+		return
+	}
+	b, err := json.Marshal(keptHandleHosts{SHA256: ch.Inventory.SHA256, Hosts: ch.Hosts})
+	if err != nil {
+		diags.AddWarning("Cannot keep the cluster's hosts", err.Error())
+		return
+	}
+	diags.Append(p.SetKey(ctx, privHandleHosts, b)...)
+}
+
+// rememberHandleHosts makes the hosts the resource's private state keeps
+// for its cluster handle's inventory what decoding that handle yields
+// when the file is gone or holds other hosts.
+func rememberHandleHosts(ctx context.Context, p privateReader, diags *diag.Diagnostics) {
+	if p == nil {
+		return
+	}
+	b, d := p.GetKey(ctx, privHandleHosts)
+	diags.Append(d...)
+	if len(b) == 0 {
+		return
+	}
+	var k keptHandleHosts
+	if err := json.Unmarshal(b, &k); err != nil {
+		diags.AddWarning("Cannot read the kept hosts of the cluster", fmt.Sprintf("private state %s: %v; the cluster's inventory file is read instead.", privHandleHosts, err))
+		return
+	}
+	intent.KeepInventoryHosts(k.SHA256, k.Hosts)
+}
+
+// addHandleError is a cluster handle that cannot be decoded, on
+// cluster_handle: one whose inventory file is gone or changed says so.
+func addHandleError(diags *diag.Diagnostics, err error) {
+	title := "Invalid cluster handle"
+	if errors.Is(err, intent.ErrInventoryUnavailable) {
+		title = "Cluster inventory file unavailable"
+	}
+	addAttrError(diags, path.Root("cluster_handle"), title, err.Error())
+}

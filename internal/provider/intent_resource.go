@@ -273,6 +273,7 @@ func createIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], r
 	clearHookWriteOnly(h, plan)
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 	keepPrivate(ctx, resp.Private, keptPrivate{}, ip, results, b.now(), &resp.Diagnostics)
+	keepHandleHosts(ctx, resp.Private, ip.handle, &resp.Diagnostics)
 	afterApply(ctx, h, plan, ip, resp.State, resp.Identity, &resp.Diagnostics)
 }
 
@@ -296,6 +297,11 @@ func updateIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], r
 	changes = resumeChanges(kept, changes)
 	if len(changes) == 0 {
 		h.kept(ctx, plan, prior, true, &resp.Diagnostics)
+		if _, cluster := any(h).(clusterHooks); !cluster {
+			// The handle may have changed with nothing to run.
+			var specDiags diag.Diagnostics // checked at plan
+			keepHandleHosts(ctx, resp.Private, h.spec(plan, prior, b.data, &specDiags).handle, &resp.Diagnostics)
+		}
 		clearHookWriteOnly(h, plan)
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 		setIdentity(ctx, h, plan, resp.Identity, &resp.Diagnostics)
@@ -322,6 +328,7 @@ func updateIntent[M any](ctx context.Context, b *intentBase, h intentHooks[M], r
 		return
 	}
 	h.recorded(ctx, plan, prior, results, &resp.Diagnostics)
+	keepHandleHosts(ctx, resp.Private, ip.handle, &resp.Diagnostics)
 	keepPriorEvidence(h.computed(plan), before, staleAfter(b, h, prior, plan))
 	clearHookWriteOnly(h, plan)
 	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
@@ -456,6 +463,7 @@ func (r *intentResource[M]) ValidateConfig(ctx context.Context, req resource.Val
 
 // ModifyPlan shows the DAG of what apply will run (modifyIntentPlan).
 func (r *intentResource[M]) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	rememberHandleHosts(ctx, req.Private, &resp.Diagnostics)
 	modifyIntentPlan(ctx, &r.intentBase, r.hooks, req, resp)
 }
 
@@ -466,16 +474,19 @@ func (r *intentResource[M]) Create(ctx context.Context, req resource.CreateReque
 
 // Read checks the recorded evidence again (readIntent).
 func (r *intentResource[M]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	rememberHandleHosts(ctx, req.Private, &resp.Diagnostics)
 	readIntent(ctx, &r.intentBase, r.hooks, req, resp)
 }
 
 // Update runs what the change needs (updateIntent).
 func (r *intentResource[M]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	rememberHandleHosts(ctx, req.Private, &resp.Diagnostics)
 	updateIntent(ctx, &r.intentBase, r.hooks, req, resp)
 }
 
 // Delete runs the destroy operation (deleteIntent).
 func (r *intentResource[M]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	rememberHandleHosts(ctx, req.Private, &resp.Diagnostics)
 	deleteIntent(ctx, &r.intentBase, r.hooks, req, resp)
 }
 

@@ -132,8 +132,8 @@ func clusterExportValues(pack *protocol.ScenarioPack, m *clusterModel) map[strin
 		"region": m.Region.ValueString(), "api_endpoint": apiEndpoint(m)})
 }
 
-// clusterHandle is what other resources use to act on the cluster: hosts,
-// endpoint, exports and the ids of its artifacts, never secret values. It
+// clusterHandle is what other resources use to act on the cluster: hosts
+// (by reference to the inventory file when they come from one), endpoint, exports and the ids of its artifacts, never secret values. It
 // is computed from the configuration and the pack alone, so it is known at
 // plan and the same after apply (intent.NewClusterHandle); apply reads the
 // artifacts' references from the cluster's record on its masters.
@@ -146,7 +146,7 @@ func clusterHandle(m *clusterModel, pack *protocol.ScenarioPack) intent.Handle {
 		hosts = append(hosts, protocol.Host{Name: n.Name.ValueString(), Address: n.Address.ValueString(), Port: intOr(n.Port, 0), Role: protocol.RoleWorker})
 	}
 	spec := intent.ClusterHandleSpec{Name: m.Name.ValueString(), Environment: m.Environment.ValueString(), Region: m.Region.ValueString(),
-		Version: m.KubernetesVersion.ValueString(), Pack: pack, Hosts: hosts}
+		Version: m.KubernetesVersion.ValueString(), Pack: pack, Hosts: hosts, Inventory: handleInventory(m, hosts)}
 	if len(m.Masters) > 0 {
 		spec.APIEndpoint = apiEndpoint(m)
 		spec.Capabilities = intent.Provided(pack, nil, nil, clusterExportValues(pack, m))

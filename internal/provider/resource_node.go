@@ -97,7 +97,7 @@ func nodePlanOf(data *providerData, m *nodeResModel, diags *diag.Diagnostics) in
 	ip := intentPlan{paths: nodePaths(m), inputs: runInputs{Approvals: m.Approvals, Interventions: m.Interventions}}
 	ch, err := intent.DecodeClusterHandle(m.ClusterHandle.ValueString())
 	if err != nil {
-		addAttrError(diags, path.Root("cluster_handle"), "Invalid cluster handle", err.Error())
+		addHandleError(diags, err)
 		return ip
 	}
 	pack, _ := data.Catalog.Get("kubernetes", "")

@@ -41,7 +41,7 @@ func scenarioPlanOf(data *providerData, m *scenarioModel, diags *diag.Diagnostic
 	if hs := strOr(m.ClusterHandle, ""); hs != "" {
 		ch, err := intent.DecodeClusterHandle(hs)
 		if err != nil {
-			addAttrError(diags, path.Root("cluster_handle"), "Invalid cluster handle", err.Error())
+			addHandleError(diags, err)
 			return ip
 		}
 		ip.onCluster(data, ch, base)
