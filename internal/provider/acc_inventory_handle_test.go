@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 )
 
 // A cp_scenario on the handle of a cluster whose hosts come from an
@@ -108,5 +110,44 @@ resource "cp_scenario" "agent" {
 	destroyed := r.mustTofu(0, "destroy", "-auto-approve")
 	if !strings.Contains(destroyed, "Destroy complete! Resources: 2 destroyed.") || onScenario.MatchString(destroyed) {
 		t.Errorf("destroy without the file:\n%s", destroyed)
+	}
+}
+
+// A cluster handle whose inventory file is missing, or holds other hosts
+// than the handle's SHA-256 says, is a plan error on cp_scenario's
+// cluster_handle naming the file and the expected digest; nothing
+// connects anywhere.
+func TestAccInventoryHandle_unavailableAtPlan(t *testing.T) {
+	dir := t.TempDir()
+	file := writeInventory(t, dir, "hosts.yaml", "masters:\n  - { name: master-1, address: 127.0.0.251 }\n")
+	want := strings.Repeat("ab", 32)
+	handle := func(f string) string {
+		return `cp.handle.v1 {"kind":"kubernetes.cluster","name":"gone-k8s","inventory":{"file":"` + f + `","sha256":"` + want +
+			`","masters":1,"workers":0,"first_master":{"name":"master-1","address":"127.0.0.251","role":"master"}},"artifacts":[],"record":"gone-k8s"}`
+	}
+	for _, tc := range []struct{ name, file, want string }{
+		{"missing file", filepath.Join(dir, "gone.yaml"), `gone.yaml does not exist, the handle expects SHA-256 ` + want},
+		{"other digest", file, `hosts.yaml has SHA-256 [0-9a-f]{64}, the handle expects ` + want},
+	} {
+		t.Run(strings.ReplaceAll(tc.name, " ", "_"), func(t *testing.T) {
+			resource.Test(t, resource.TestCase{
+				PreCheck:                 func() { testAccPreCheck(t) },
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				Steps: []resource.TestStep{{
+					Config: badConfigProvider(t) + fmt.Sprintf(`
+resource "cp_scenario" "s" {
+  pack           = "kubernetes"
+  action         = "upgrade"
+  name           = "gone-k8s"
+  cluster_handle = %q
+}
+`, handle(tc.file)),
+					PlanOnly:           true,
+					ExpectNonEmptyPlan: true,
+					ExpectError: regexp.MustCompile(`(?s)Cluster inventory file unavailable.*with cp_scenario\.s.*cluster_handle.*` +
+						strings.ReplaceAll(tc.want, " ", `\s+`) + `.*cp_kubernetes_cluster`),
+				}},
+			})
+		})
 	}
 }
