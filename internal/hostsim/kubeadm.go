@@ -336,7 +336,9 @@ func (s *sim) kubeadmReset(p flags) int {
 	if err != nil {
 		return s.fail(1, "cp-hostsim kubeadm reset: %v", err)
 	}
-	for _, d := range []string{"/etc/kubernetes", "/var/lib/kubelet", "/var/lib/etcd", "/etc/cni/net.d"} {
+	// Not /etc/cni/net.d: kubeadm reset leaves the CNI configuration (its
+	// output says so).
+	for _, d := range []string{"/etc/kubernetes", "/var/lib/kubelet", "/var/lib/etcd"} {
 		_ = os.RemoveAll(s.path(d))
 	}
 	s.printf(`[preflight] Running pre-flight checks

@@ -71,8 +71,8 @@ func TestInitControlPlaneResetsLeftovers(t *testing.T) {
 	if reset < 0 || init < 0 || reset > init {
 		t.Fatalf("want kubeadm reset -f before kubeadm init:\n%s", calls)
 	}
-	if h.exists("/etc/cni/net.d") {
-		t.Errorf("/etc/cni/net.d kept after the reset")
+	if h.exists("/etc/cni/net.d/10-calico.conflist") || !h.exists("/etc/cni/net.d") {
+		t.Errorf("after the reset: the CNI configuration kept, or its directory removed (containerd 2.x's CRI stops when it goes)")
 	}
 	if !h.exists("/var/lib/cp/kubernetes/init-completed") {
 		t.Errorf("no init-completed marker after a completed init")
@@ -136,8 +136,9 @@ func TestJoinNodeRetry(t *testing.T) {
 	if reset < 0 || join < 0 || reset > join {
 		t.Fatalf("want kubeadm reset -f before kubeadm join:\n%s", calls)
 	}
-	if h.exists("/etc/cni/net.d") || !h.exists("/var/lib/cp/kubernetes/joined") {
-		t.Errorf("after the retry: /etc/cni/net.d kept (%v) or no joined marker (%v)", h.exists("/etc/cni/net.d"), h.exists("/var/lib/cp/kubernetes/joined"))
+	if h.exists("/etc/cni/net.d/10-calico.conflist") || !h.exists("/etc/cni/net.d") || !h.exists("/var/lib/cp/kubernetes/joined") {
+		t.Errorf("after the retry: CNI configuration kept (%v), its directory removed (%v), or no joined marker (%v)",
+			h.exists("/etc/cni/net.d/10-calico.conflist"), !h.exists("/etc/cni/net.d"), h.exists("/var/lib/cp/kubernetes/joined"))
 	}
 
 	// A kubelet.conf that kubectl (and so the kubelet) cannot load is a

@@ -63,14 +63,17 @@ leftovers() {
   done
   return 0
 }
-# reset_leftovers runs kubeadm reset -f, then removes the CNI configuration
+# reset_leftovers runs kubeadm reset -f, then removes the CNI configuration files
 # and the Kubernetes and CNI iptables chains, which kubeadm reset leaves
 # (as k3s-killall.sh does: everything else in the tables is restored as it
 # was, so the host's own firewall rules stay).
 reset_leftovers() {
   echo "init-control-plane: a previous attempt left kubeadm state on $CP_HOST ($1); kubeadm reset -f before retrying"
   kubeadm reset -f
-  rm -rf /etc/cni/net.d
+  # The CNI configuration goes, its directory stays: containerd 2.x's CRI
+  # plugin watches it and stops for good (CRI service fatal, "cni conf dir
+  # is removed") when the directory itself is removed.
+  find /etc/cni/net.d -mindepth 1 -delete 2>/dev/null || true
   local t
   for t in iptables ip6tables; do
     if command -v "$t-save" >/dev/null && command -v "$t-restore" >/dev/null; then

@@ -9,5 +9,8 @@ fi
 if systemctl is-active --quiet kubelet; then
   systemctl disable --now kubelet
 fi
-rm -rf /etc/cni/net.d /var/lib/cp/kubernetes /etc/kubernetes/kubelet.conf /etc/kubernetes/admin.conf
+# The CNI configuration's files, not its directory, which containerd 2.x's
+# CRI plugin watches (it stops for good when the directory is removed).
+find /etc/cni/net.d -mindepth 1 -delete 2>/dev/null || true
+rm -rf /var/lib/cp/kubernetes /etc/kubernetes/kubelet.conf /etc/kubernetes/admin.conf
 echo "reset-node: $CP_HOST reset"
