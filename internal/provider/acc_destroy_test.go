@@ -131,6 +131,8 @@ func stableValues(out string) string {
 		{`(?s)(id +?= "cluster_health_report"\n.*?value +?= )<<-EOT\n.*?EOT`, "${1}<health report>"},
 		{`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`, "<time>"},
 		{`\.[0-9a-f]{8}"`, `.<id>"`},
+		// The machine's size in each node's facts.
+		{`\b(cpus|memory_mb|disk_free_gb)=\d+`, "${1}=<n>"},
 		// WireGuard public keys, drawn on each node.
 		{`"[A-Za-z0-9+/]{43}="`, `"<key>"`},
 		{`\b[0-9a-f]{12,64}\b`, "<hex>"},
