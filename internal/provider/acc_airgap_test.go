@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -78,8 +79,9 @@ func airgapOnHosts(c *testhosts.Cluster, hosts ...string) resource.TestCheckFunc
 			if err != nil {
 				return err
 			}
-			if want := `sandbox_image = "` + airgapImageRepo + `/pause:`; !strings.Contains(conf, want) {
-				return fmt.Errorf("%s: containerd's config.toml has no %s...:\n%s", h, want, conf)
+			// sandbox_image (containerd 1.x) or pinned_images' sandbox (2.x).
+			if want := regexp.MustCompile(`(?m)^\s*(sandbox_image|sandbox) = ["']` + regexp.QuoteMeta(airgapImageRepo) + `/pause:`); !want.MatchString(conf) {
+				return fmt.Errorf("%s: containerd's config.toml has no sandbox image from %s:\n%s", h, airgapImageRepo, conf)
 			}
 		}
 		cfg, err := os.ReadFile(filepath.Join(must1(c.RootPath(hosts[0])), "var/lib/cp/kubernetes/kubeadm-cluster.yaml"))
