@@ -80,23 +80,7 @@ func (b *s3Bucket) deleteSuffix(suffix string) {
 // applySpanJob applies a Job whose container sends span of trace, from
 // service cp-verify, to service svc and asks it to flush.
 func applySpanJob(e *env, name, svc, trace, span string) {
-	e.write("master-1", "/root/job.yaml", `apiVersion: batch/v1
-kind: Job
-metadata: {name: `+name+`, namespace: tracing}
-spec:
-  template:
-    spec:
-      restartPolicy: Never
-      containers:
-        - name: verify
-          image: curlimages/curl:8.10.1
-          env:
-            - {name: TRACE, value: "`+trace+`"}
-            - {name: SPAN, value: "`+span+`"}
-            - {name: SERVICE, value: "cp-verify"}
-            - {name: SVC, value: "`+svc+`"}
-`)
-	e.must("master-1", "kubectl", "apply", "-f", "/root/job.yaml")
+	applyTracingJob(e, name, "TRACE", trace, "SPAN", span, "SERVICE", "cp-verify", "SVC", svc)
 }
 
 // querierPath is the service proxy path of the tempo release's querier

@@ -74,6 +74,16 @@ func tempoEnv(t *testing.T, srv *httptest.Server, secret bool) *env {
 
 // applyVerifyJob applies a Job whose container sends trace to service svc.
 func applyVerifyJob(e *env, name, svc, trace string) {
+	applyTracingJob(e, name, "TRACE", trace, "SVC", svc)
+}
+
+// applyTracingJob applies Job name in namespace tracing whose container
+// has the environment env (name, value, ...), in that order.
+func applyTracingJob(e *env, name string, env ...string) {
+	var vars strings.Builder
+	for i := 0; i+1 < len(env); i += 2 {
+		vars.WriteString("            - {name: " + env[i] + `, value: "` + env[i+1] + "\"}\n")
+	}
 	e.write("master-1", "/root/job.yaml", `apiVersion: batch/v1
 kind: Job
 metadata: {name: `+name+`, namespace: tracing}
@@ -85,9 +95,7 @@ spec:
         - name: verify
           image: curlimages/curl:8.10.1
           env:
-            - {name: TRACE, value: "`+trace+`"}
-            - {name: SVC, value: "`+svc+`"}
-`)
+`+vars.String())
 	e.must("master-1", "kubectl", "apply", "-f", "/root/job.yaml")
 }
 
