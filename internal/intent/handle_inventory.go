@@ -11,15 +11,14 @@ import (
 
 // HandleInventory is a cluster's hosts by reference, in the handle of a
 // cluster whose hosts come from an inventory file (inventory_file): the
-// file's absolute path and SHA-256, how many masters and workers it
-// lists, and its first master, so the handle stays a few hundred bytes
+// file's absolute path and SHA-256 and how many masters and workers it
+// lists, so the handle stays a few hundred bytes
 // whatever the cluster's size. DecodeClusterHandle reads the file back.
 type HandleInventory struct {
-	File        string     `json:"file"`
-	SHA256      string     `json:"sha256"`
-	Masters     int        `json:"masters"`
-	Workers     int        `json:"workers"`
-	FirstMaster HandleHost `json:"first_master"`
+	File    string `json:"file"`
+	SHA256  string `json:"sha256"`
+	Masters int    `json:"masters"`
+	Workers int    `json:"workers"`
 }
 
 // InventoryRef is the reference of a cluster's hosts kept in file (an
@@ -29,9 +28,6 @@ func InventoryRef(file, sha string, hosts []protocol.Host) *HandleInventory {
 	ref := &HandleInventory{File: file, SHA256: sha}
 	for _, h := range hosts {
 		if h.Role == protocol.RoleMaster {
-			if ref.Masters == 0 {
-				ref.FirstMaster = HandleHost{Name: h.Name, Address: h.Address, Port: h.Port, Role: h.Role}
-			}
 			ref.Masters++
 		} else {
 			ref.Workers++

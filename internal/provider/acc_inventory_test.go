@@ -304,7 +304,7 @@ resource "cp_kubernetes_cluster" "prod" {
 	if len(got) >= 60000 {
 		t.Errorf("tofu plan of a 1,000-node create from an inventory file is %d bytes, want under 60,000:\n%s", len(got), got)
 	}
-	if !regexp.MustCompile(`\+ handle += "cp\.handle\.v1 .*\\"inventory\\":\{\\"file\\":\\"<tmp>/work/hosts\.yaml\\",\\"sha256\\":\\"[0-9a-f]{64}\\",\\"masters\\":3,\\"workers\\":997,`).MatchString(got) {
+	if !regexp.MustCompile(`\+ handle += "cp\.handle\.v1 .*\\"inventory\\":\{\\"file\\":\\"<tmp>/work/hosts\.yaml\\",\\"sha256\\":\\"[0-9a-f]{64}\\",\\"masters\\":3,\\"workers\\":997\}`).MatchString(got) {
 		t.Errorf("the handle does not refer to the inventory file:\n%s", got)
 	}
 	if hostEntryRE.MatchString(got) || strings.Contains(got, `address = "10.1.`) {
